@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs what attnscale needs on a fresh Debian 12 machine (run as root), and only what is missing.
+# Idempotent: a second run installs nothing and says so. Prints each action it takes.
+set -euo pipefail
+
+log() { printf '[setup] %s\n' "$*"; }
+
+# Debian packages and a command (or file) that proves each is present.
+declare -A probe=(
+  [cmake]=/usr/bin/cmake
+  [g++]=/usr/bin/g++
+  [make]=/usr/bin/make
+  [emscripten]=/usr/bin/emcc
+  [binaryen]=/usr/bin/wasm-opt
+  [libxsimd-dev]=/usr/include/xsimd/xsimd.hpp
+  [libgtest-dev]=/usr/include/gtest/gtest.h
+  [nodejs]=/usr/bin/node
+  [npm]=/usr/bin/npm
+  [chromium]=/usr/bin/chromium
+  [clang]=/usr/bin/clang
+  [libclang-rt-14-dev]=/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
+)
+
+missing=()
+for pkg in "${!probe[@]}"; do
+  if [ -e "${probe[$pkg]}" ]; then continue; fi
+  # node/npm may come from elsewhere than Debian (e.g. a newer Node on PATH): accept any on PATH.
+  if [ "$pkg" = nodejs ] && command -v node >/dev/null; then continue; fi
+  if [ "$pkg" = npm ] && command -v npm >/dev/null; then continue; fi
+  missing+=("$pkg")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  log "Debian packages: all present"
+else
+  if [ "$(id -u)" -ne 0 ]; then
+    log "missing Debian packages: ${missing[*]}; run this script as root to install them" >&2
+    exit 1
+  fi
+  log "apt-get update"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  log "apt-get install ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  log "installed: ${missing[*]}"
+fi
+
+cd "$(dirname "$0")/.."
+lock_stamp=node_modules/.package-lock.json
+if [ ! -d node_modules ] || [ package-lock.json -nt "$lock_stamp" ]; then
+  log "npm ci (from the committed package-lock.json)"
+  npm ci --no-audit --no-fund --loglevel=error
+else
+  log "npm dependencies: up to date"
+fi

@@ -1,0 +1,217 @@
+// The only Embind file: JS values in, typed arrays out, one call per measurement.
+// No C++ exception crosses this boundary: every user error comes back as { error: { kind, message } }
+// and web/src/engine.js throws it as a RangeError or TypeError.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "engine/attention_engine.hpp"
+#include "precision/format.hpp"
+#include "simd/batch.hpp"
+
+using emscripten::val;
+
+namespace attnscale {
+namespace {
+
+val error_value(const std::string& kind, const std::string& message) {
+  val e = val::object();
+  e.set("kind", kind);
+  e.set("message", message);
+  val out = val::object();
+  out.set("error", e);
+  return out;
+}
+
+val error_value(const ConfigError& e) { return error_value(e.kind, e.message); }
+
+template <class T>
+val copy_to_js(const char* arrayType, const T* data, std::size_t n) {
+  return val::global(arrayType).new_(emscripten::typed_memory_view(n, data));
+}
+
+bool read_fields(const val& cfg, FieldMap& fields, ConfigError& err) {
+  const std::string type = cfg.typeOf().as<std::string>();
+  if (cfg.isUndefined() || cfg.isNull()) return true;
+  if (type != "object" || val::global("Array").call<bool>("isArray", cfg)) {
+    err = {"TypeError", "config must be a plain object, got " + type};
+    return false;
+  }
+  const val keys = val::global("Object").call<val>("keys", cfg);
+  const int n = keys["length"].as<int>();
+  for (int i = 0; i < n; ++i) {
+    const std::string key = keys[i].as<std::string>();
+    const val v = cfg[key];
+    const std::string t = v.typeOf().as<std::string>();
+    FieldValue f;
+    if (t == "number") {
+      f.kind = FieldValue::Kind::number;
+      f.number = v.as<double>();
+    } else if (t == "boolean") {
+      f.kind = FieldValue::Kind::boolean;
+      f.boolean = v.as<bool>();
+    } else if (t == "string") {
+      f.kind = FieldValue::Kind::string;
+      f.text = v.as<std::string>();
+    } else {
+      f.kind = FieldValue::Kind::other;
+      f.text = v.isNull() ? "null" : "a value of type " + t;
+    }
+    fields.emplace_back(key, f);
+  }
+  return true;
+}
+
+bool read_config(const val& cfg, Config& c, ConfigError& err) {
+  FieldMap fields;
+  if (!read_fields(cfg, fields, err)) return false;
+  err = parse_config(fields, c);
+  return err.ok();
+}
+
+val histogram_value(const Histogram& h) {
+  val out = val::object();
+  out.set("edges", copy_to_js("Float64Array", h.edges.data(), h.edges.size()));
+  out.set("counts", copy_to_js("Uint32Array", h.counts.data(), h.counts.size()));
+  return out;
+}
+
+void set_stats(val& out, const RunStats& s) {
+  for (const auto& f : scalar_fields()) out.set(f.name, f.get(s));
+  val nonFinite = val::object();
+  nonFinite.set("logits", static_cast<double>(s.nonFinite.logits));
+  nonFinite.set("exp", static_cast<double>(s.nonFinite.exp));
+  nonFinite.set("weights", static_cast<double>(s.nonFinite.weights));
+  nonFinite.set("output", static_cast<double>(s.nonFinite.output));
+  out.set("nonFinite", nonFinite);
+  out.set("firstNonFiniteStage", s.firstNonFiniteStage == Stage::none
+                                     ? val::null()
+                                     : val(std::string(stage_name(s.firstNonFiniteStage))));
+}
+
+class JsEngine {
+ public:
+  val run(val cfg) {
+    Config c;
+    ConfigError err;
+    if (!read_config(cfg, c, err)) return error_value(err);
+    const RunResult r = engine_.run(c);
+    val out = val::object();
+    set_stats(out, r.stats);
+    out.set("histogram", histogram_value(r.histogram));
+    out.set("rawHistogram", histogram_value(r.rawHistogram));
+    out.set("attention", copy_to_js("Float32Array", r.attention.data(), r.attention.size()));
+    out.set("rowEntropy", copy_to_js("Float32Array", r.rowEntropy.data(), r.rowEntropy.size()));
+    out.set("rowMaxWeight", copy_to_js("Float32Array", r.rowMaxWeight.data(), r.rowMaxWeight.size()));
+    out.set("rowJacobianNorm",
+            copy_to_js("Float32Array", r.rowJacobianNorm.data(), r.rowJacobianNorm.size()));
+    out.set("config", config_to_json(c));
+    return out;
+  }
+
+  val validate(val cfg) {
+    Config c;
+    ConfigError err;
+    if (!read_config(cfg, c, err)) return error_value(err);
+    val out = val::object();
+    out.set("config", config_to_json(c));
+    return out;
+  }
+
+  // Starts a sweep; returns { id, dk: Int32Array } or an error.
+  val sweepBegin(val cfg, val dks) {
+    Config c;
+    ConfigError err;
+    if (!read_config(cfg, c, err)) return error_value(err);
+    std::vector<int> list;
+    const char* expected = "dks must be a non-empty array (at most 64 entries) of integers in [1, 4096]";
+    if (!val::global("Array").call<bool>("isArray", dks) &&
+        !val::global("ArrayBuffer").call<bool>("isView", dks))
+      return error_value("TypeError", std::string(expected) + ", got " + dks.typeOf().as<std::string>());
+    const int n = dks["length"].as<int>();
+    if (n < 1 || n > 64) return error_value("RangeError", std::string(expected) + ", got length " + std::to_string(n));
+    for (int i = 0; i < n; ++i) {
+      const val v = dks[i];
+      if (v.typeOf().as<std::string>() != "number")
+        return error_value("TypeError", std::string(expected) + ", got a " + v.typeOf().as<std::string>() + " at index " + std::to_string(i));
+      const double x = v.as<double>();
+      if (!(x >= 1 && x <= 4096) || static_cast<double>(static_cast<int>(x)) != x)
+        return error_value("RangeError", std::string(expected) + ", got " + val(x).call<std::string>("toString") + " at index " + std::to_string(i));
+      list.push_back(static_cast<int>(x));
+    }
+    const int id = nextSweepId_++;
+    sweeps_.emplace(id, std::make_unique<SweepRunner>(c, list));
+    val out = val::object();
+    out.set("id", id);
+    out.set("dk", copy_to_js("Int32Array", list.data(), list.size()));
+    return out;
+  }
+
+  // The next point of sweep `id` as { dk, ...scalars }, or null when done (the sweep is freed).
+  val sweepNext(int id) {
+    auto it = sweeps_.find(id);
+    if (it == sweeps_.end()) return val::null();
+    SweepRunner& sweep = *it->second;
+    if (sweep.done()) {
+      sweeps_.erase(it);
+      return val::null();
+    }
+    val out = val::object();
+    out.set("dk", sweep.nextDk());
+    set_stats(out, sweep.next());
+    return out;
+  }
+
+  void sweepEnd(int id) { sweeps_.erase(id); }
+
+  val round(std::string precision, val input, bool saturate) {
+    Format f;
+    f.saturate = saturate;
+    if (!parse_precision(precision, f.precision))
+      return error_value("RangeError", "precision must be one of 'fp32', 'bf16', 'fp16', "
+                                       "'fp8e4m3', 'fp8e5m2', got \"" + precision.substr(0, 40) + "\"");
+    if (!input.instanceof(val::global("Float32Array")))
+      return error_value("TypeError", "values must be a Float32Array");
+    const std::size_t n = input["length"].as<std::size_t>();
+    buffer_.resize(n);
+    val(emscripten::typed_memory_view(n, buffer_.data())).call<void>("set", input);
+    round_inplace(f, buffer_.data(), n);
+    val out = val::object();
+    out.set("values", copy_to_js("Float32Array", buffer_.data(), n));
+    return out;
+  }
+
+ private:
+  AttentionEngine engine_;
+  std::map<int, std::unique_ptr<SweepRunner>> sweeps_;
+  int nextSweepId_ = 1;
+  std::vector<float> buffer_;
+};
+
+std::string schema_json() { return config_schema_json(); }
+std::string build_info() {
+  return std::string("{\"version\":\"") + ATTNSCALE_VERSION + "\",\"simd\":" +
+         (simd::kHasSimd ? "true" : "false") + ",\"arch\":\"" + simd::kArchName + "\"}";
+}
+
+}  // namespace
+}  // namespace attnscale
+
+EMSCRIPTEN_BINDINGS(attnscale) {
+  using namespace attnscale;
+  emscripten::function("schemaJson", &schema_json);
+  emscripten::function("buildInfo", &build_info);
+  emscripten::class_<JsEngine>("Engine")
+      .constructor<>()
+      .function("run", &JsEngine::run)
+      .function("validate", &JsEngine::validate)
+      .function("sweepBegin", &JsEngine::sweepBegin)
+      .function("sweepNext", &JsEngine::sweepNext)
+      .function("sweepEnd", &JsEngine::sweepEnd)
+      .function("round", &JsEngine::round);
+}

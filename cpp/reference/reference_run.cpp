@@ -1,0 +1,208 @@
+#include "reference/reference_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "rng/counter_normal.hpp"
+#include "stats/logit_theory.hpp"
+#include "stats/summary.hpp"
+
+namespace attnscale {
+
+namespace {
+double round_to(const Config& c, double x) {
+  return round_reference(c.format, static_cast<float>(x));
+}
+}  // namespace
+
+ReferenceInputs reference_inputs(const Config& c) {
+  ReferenceInputs in;
+  in.seqLen = c.seqLen;
+  in.dk = c.dk;
+  const int T = c.seqLen, d = c.dk;
+  std::vector<float> zq(d), zk(d), zv(d), zg(d);
+  const float mu = static_cast<float>(c.mean), sigma = static_cast<float>(c.std);
+  const float rho = static_cast<float>(c.correlation);
+  const float rhoBar = static_cast<float>(std::sqrt(1.0 - c.correlation * c.correlation));
+  for (int t = 0; t < T; ++t) {
+    fill_normal_row(c.seed, Tensor::q, t, d, zq.data());
+    fill_normal_row(c.seed, Tensor::kIndependent, t, d, zk.data());
+    fill_normal_row(c.seed, Tensor::v, t, d, zv.data());
+    fill_normal_row(c.seed, Tensor::upstreamGrad, t, d, zg.data());
+    for (int i = 0; i < d; ++i) {
+      const float q = mu + sigma * zq[i];
+      const float k = mu + sigma * (rho * zq[i] + rhoBar * zk[i]);
+      in.q.push_back(round_reference(c.format, q));
+      in.k.push_back(round_reference(c.format, k));
+      in.v.push_back(round_reference(c.format, zv[i]));
+      in.g.push_back(zg[i]);
+    }
+  }
+  return in;
+}
+
+double reference_jacobian_norm_explicit(const std::vector<double>& p) {
+  double sum = 0;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    for (std::size_t j = 0; j < p.size(); ++j) {
+      const double jij = (i == j ? p[i] : 0.0) - p[i] * p[j];
+      sum += jij * jij;
+    }
+  return std::sqrt(sum);
+}
+
+ReferenceResult reference_run(const Config& c, const ReferenceInputs& in) {
+  const int T = c.seqLen, d = c.dk;
+  const double s = scale_factor(c);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  ReferenceResult out;
+  RunStats& st = out.stats;
+  st.scaleFactor = s;
+  st.largestFinite = largest_finite(c.format.precision);
+  st.rawLogitStdTheory = raw_logit_std_theory(d, T, c.causal, c.mean, c.std, c.correlation);
+
+  std::vector<double> raw(static_cast<std::size_t>(T) * T), z(raw.size());
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j < T; ++j) {
+      double dot = 0;
+      for (int k = 0; k < d; ++k) dot += in.q[i * d + k] * in.k[j * d + k];
+      raw[i * T + j] = round_to(c, dot);
+      z[i * T + j] = round_to(c, raw[i * T + j] * s);
+    }
+
+  auto moments = [&](const std::vector<double>& m, double& mean, double& sd, double* lo,
+                     double* hi, std::uint64_t* nonFinite) {
+    double sum = 0, sumSq = 0, n = 0, mn = INFINITY, mx = -INFINITY;
+    std::uint64_t bad = 0;
+    for (int i = 0; i < T; ++i)
+      for (int j = 0; j < visible_keys(i, T, c.causal); ++j) {
+        const double x = m[i * T + j];
+        if (!std::isfinite(x)) {
+          ++bad;
+          continue;
+        }
+        sum += x;
+        n += 1;
+        mn = std::min(mn, x);
+        mx = std::max(mx, x);
+      }
+    mean = sum / n;
+    for (int i = 0; i < T; ++i)
+      for (int j = 0; j < visible_keys(i, T, c.causal); ++j) {
+        const double x = m[i * T + j];
+        if (std::isfinite(x)) sumSq += (x - mean) * (x - mean);
+      }
+    sd = std::sqrt(sumSq / n);
+    if (lo) *lo = mn;
+    if (hi) *hi = mx;
+    if (nonFinite) *nonFinite = bad;
+  };
+  moments(raw, st.rawLogitMean, st.rawLogitStd, nullptr, nullptr, nullptr);
+  moments(z, st.logitMean, st.logitStd, &st.logitMin, &st.logitMax, &st.nonFinite.logits);
+
+  std::vector<double>& p = out.attention;
+  p.assign(static_cast<std::size_t>(T) * T, 0.0);
+  out.rowEntropy.resize(T);
+  out.rowMaxWeight.resize(T);
+  out.rowJacobianNorm.resize(T);
+  double hSum = 0, hMaxSum = 0, wSum = 0, jSum = 0, saturated = 0, finiteRows = 0;
+  std::vector<float> rowNorms;
+  for (int i = 0; i < T; ++i) {
+    const int n = visible_keys(i, T, c.causal);
+    double m = 0;
+    if (c.subtractMax) {
+      m = -INFINITY;
+      for (int j = 0; j < n; ++j) m = std::max(m, z[i * T + j]);
+    }
+    double l = 0;
+    for (int j = 0; j < n; ++j) {
+      const double e = round_to(c, std::exp(z[i * T + j] - m));
+      st.nonFinite.exp += std::isfinite(e) ? 0 : 1;
+      p[i * T + j] = e;
+      l += e;
+    }
+    bool finite = true;
+    double h = 0, w = 0, s2 = 0, s3 = 0;
+    for (int j = 0; j < n; ++j) {
+      const double x = round_to(c, p[i * T + j] / l);
+      p[i * T + j] = x;
+      if (!std::isfinite(x)) {
+        finite = false;
+        ++st.nonFinite.weights;
+        continue;
+      }
+      if (x > 0) h -= x * std::log(x);
+      w = std::max(w, x);
+      s2 += x * x;
+      s3 += x * x * x;
+    }
+    hMaxSum += std::log(static_cast<double>(n));
+    const double jn = std::sqrt(std::max(0.0, s2 - 2 * s3 + s2 * s2));
+    out.rowEntropy[i] = finite ? h : nan;
+    out.rowMaxWeight[i] = finite ? w : nan;
+    out.rowJacobianNorm[i] = finite ? jn : nan;
+    if (!finite) continue;
+    rowNorms.push_back(static_cast<float>(jn));
+    finiteRows += 1;
+    hSum += h;
+    wSum += w;
+    jSum += jn;
+    saturated += w > 0.99 ? 1 : 0;
+  }
+  st.entropy = hSum / finiteRows;
+  st.entropyMax = hMaxSum / T;
+  st.maxWeight = wSum / finiteRows;
+  st.saturatedFraction = saturated / finiteRows;
+  st.jacobianNormMean = jSum / finiteRows;
+  st.jacobianNormMedian = median_of_finite(rowNorms);
+  st.nonFiniteRows = T - finiteRows;
+
+  out.output.assign(static_cast<std::size_t>(T) * d, 0.0);
+  for (int i = 0; i < T; ++i)
+    for (int k = 0; k < d; ++k) {
+      double o = 0;
+      for (int j = 0; j < T; ++j) o += p[i * T + j] * in.v[j * d + k];
+      out.output[i * d + k] = round_to(c, o);
+      st.nonFinite.output += std::isfinite(out.output[i * d + k]) ? 0 : 1;
+    }
+  st.onlineMaxAbsDiff = c.softmax == SoftmaxMode::online ? 0.0 : nan;
+
+  // Backward of L = Σ O ⊙ G.
+  std::vector<double> ds(static_cast<std::size_t>(T) * T, 0.0);
+  for (int i = 0; i < T; ++i) {
+    const int n = visible_keys(i, T, c.causal);
+    std::vector<double> dp(n);
+    double r = 0;
+    for (int j = 0; j < n; ++j) {
+      double v = 0;
+      for (int k = 0; k < d; ++k) v += in.g[i * d + k] * in.v[j * d + k];
+      dp[j] = v;
+      r += p[i * T + j] * v;
+    }
+    for (int j = 0; j < n; ++j) ds[i * T + j] = s * p[i * T + j] * (dp[j] - r);
+  }
+  out.gradQ.assign(static_cast<std::size_t>(T) * d, 0.0);
+  out.gradK.assign(static_cast<std::size_t>(T) * d, 0.0);
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j < T; ++j)
+      for (int k = 0; k < d; ++k) {
+        out.gradQ[i * d + k] += ds[i * T + j] * in.k[j * d + k];
+        out.gradK[j * d + k] += ds[i * T + j] * in.q[i * d + k];
+      }
+  auto rmsOf = [](const std::vector<double>& x) {
+    double sum = 0;
+    for (double v : x) sum += v * v;
+    return std::sqrt(sum / static_cast<double>(x.size()));
+  };
+  st.gradNormQ = rmsOf(out.gradQ);
+  st.gradNormK = rmsOf(out.gradK);
+  st.firstNonFiniteStage = st.nonFinite.logits    ? Stage::logits
+                           : st.nonFinite.exp     ? Stage::exp
+                           : st.nonFinite.weights ? Stage::weights
+                           : st.nonFinite.output  ? Stage::output
+                                                  : Stage::none;
+  return out;
+}
+
+}  // namespace attnscale

@@ -1,0 +1,79 @@
+// exp, log and sin on simd::vf, built only from IEEE + - * / and integer bit moves, so each
+// gives the same bits in every build (native AVX2, wasm SIMD128, wasm scalar).
+// xsimd::exp is avoided on purpose: under Emscripten its float->int step is lowered one lane at a
+// time (TOOLCHAIN.md), and its results need not match across archs.
+#pragma once
+
+#include "simd/batch.hpp"
+
+namespace attnscale::simd {
+
+// 1.5 * 2^23: adding it to |x| < 2^22 leaves round-to-nearest(x) in the low mantissa bits.
+inline constexpr float kRoundMagic = 12582912.0f;
+
+// exp(x) with correct overflow (x > ln FLT_MAX -> inf), gradual underflow to subnormals and 0,
+// and NaN passed through. Cody–Waite reduction x = n ln2 + r, |r| <= ln2/2, Cephes expf
+// polynomial (~1 ulp), then 2^n applied as two exact power-of-two factors so that n in
+// [-150, 128] reaches both the subnormal range and infinity with a single final rounding.
+inline vf exp_fast(vf x) {
+  const mf isNan = isnan(x);
+  vf xc = vmin(vmax(x, vf(-104.0f)), vf(88.8f));
+  vf t = xc * vf(1.44269504088896341f) + vf(kRoundMagic);
+  vi n = as_i(t) - as_i(vf(kRoundMagic));
+  vf nf = t - vf(kRoundMagic);
+  vf r = xc - nf * vf(0.693359375f);
+  r = r - nf * vf(-2.12194440e-4f);
+  vf p = vf(1.9875691500e-4f);
+  p = p * r + vf(1.3981999507e-3f);
+  p = p * r + vf(8.3334519073e-3f);
+  p = p * r + vf(4.1665795894e-2f);
+  p = p * r + vf(1.6666665459e-1f);
+  p = p * r + vf(5.0000001201e-1f);
+  vf y = p * (r * r) + r + vf(1.0f);
+  vi n1 = n >> 1;
+  vi n2 = n - n1;
+  vf s1 = as_f((n1 + vi(127)) << 23);
+  vf s2 = as_f((n2 + vi(127)) << 23);
+  y = (y * s1) * s2;
+  return select(isNan, x, y);
+}
+
+// Natural log for normal positive x (x >= FLT_MIN, finite). Callers handle 0, subnormals,
+// negatives and non-finite inputs themselves. Cephes logf: x = m 2^e with m in [√½, √2).
+inline vf log_fast_normal(vf x) {
+  vi bits = as_i(x);
+  vi e = (bits >> 23) - vi(127);
+  vf m = as_f((bits & vi(0x007fffff)) | vi(0x3f800000));  // [1, 2)
+  mf big = m > vf(1.41421356f);
+  m = select(big, m * vf(0.5f), m);
+  e = e + select(to_mi(big), vi(1), vi(0));
+  vf ef = to_float(e);
+  vf f = m - vf(1.0f);
+  vf z = f * f;
+  vf p = vf(7.0376836292e-2f);
+  p = p * f + vf(-1.1514610310e-1f);
+  p = p * f + vf(1.1676998740e-1f);
+  p = p * f + vf(-1.2420140846e-1f);
+  p = p * f + vf(1.4249322787e-1f);
+  p = p * f + vf(-1.6668057665e-1f);
+  p = p * f + vf(2.0000714765e-1f);
+  p = p * f + vf(-2.4999993993e-1f);
+  p = p * f + vf(3.3333331174e-1f);
+  vf y = p * f * z;
+  y = y + ef * vf(-2.12194440e-4f);
+  y = y - vf(0.5f) * z;
+  return f + y + ef * vf(0.693359375f);
+}
+
+// sin(x) for |x| <= π/2: odd Taylor polynomial to x^11 (abs error < 1e-7 on that range).
+inline vf sin_halfpi(vf x) {
+  vf x2 = x * x;
+  vf p = vf(-2.5052108385e-8f);
+  p = p * x2 + vf(2.7557319224e-6f);
+  p = p * x2 + vf(-1.9841269841e-4f);
+  p = p * x2 + vf(8.3333333333e-3f);
+  p = p * x2 + vf(-1.6666666667e-1f);
+  return x + x * (p * x2);
+}
+
+}  // namespace attnscale::simd
