@@ -11,6 +11,7 @@
 
 #include "config/config.hpp"
 #include "engine/attention_engine.hpp"
+#include "kernels/attention_forward.hpp"
 #include "precision/format.hpp"
 #include "simd/batch.hpp"
 
@@ -186,8 +187,52 @@ class JsEngine {
     return out;
   }
 
+  // O = softmax(Q Kᵀ · s) V for caller-provided Float32Arrays of seqLen·dk values (row-major).
+  val attention(val q, val k, val v, val opts) {
+    FieldMap fields;
+    ConfigError err;
+    if (!read_fields(opts, fields, err)) return error_value(err);
+    static const char* const allowed[] = {"seqLen", "dk", "scale", "subtractMax", "causal", "precision", "saturate"};
+    for (const auto& [name, value] : fields) {
+      bool ok = false;
+      for (const char* a : allowed) ok = ok || name == a;
+      if (!ok)
+        return error_value("TypeError", "unknown attention option '" + name.substr(0, 40) +
+                                             "'; valid options: seqLen, dk, scale, subtractMax, causal, precision, saturate");
+    }
+    for (const char* required : {"seqLen", "dk"}) {
+      bool given = false;
+      for (const auto& f : fields) given = given || f.first == required;
+      if (!given) return error_value("TypeError", std::string("attention options need ") + required);
+    }
+    Config c;
+    if (err = parse_config(fields, c); !err.ok()) return error_value(err);
+    const std::size_t n = static_cast<std::size_t>(c.seqLen) * c.dk;
+    const val* inputs[] = {&q, &k, &v};
+    const char* names[] = {"q", "k", "v"};
+    std::vector<float>* buffers[] = {&q_, &k_, &v_};
+    for (int i = 0; i < 3; ++i) {
+      const std::string expected = std::string(names[i]) + " must be a Float32Array of seqLen·dk = " +
+                                   std::to_string(n) + " values";
+      if (!inputs[i]->instanceof(val::global("Float32Array")))
+        return error_value("TypeError", expected + ", got " + inputs[i]->typeOf().as<std::string>());
+      const std::size_t len = (*inputs[i])["length"].as<std::size_t>();
+      if (len != n) return error_value("RangeError", expected + ", got length " + std::to_string(len));
+      buffers[i]->resize(n);
+      val(emscripten::typed_memory_view(n, buffers[i]->data())).call<void>("set", *inputs[i]);
+    }
+    o_.resize(n);
+    forward_.run({c.seqLen, c.dk, scale_factor(c), c.subtractMax, c.causal, c.format}, q_.data(),
+                 k_.data(), v_.data(), o_.data());
+    val out = val::object();
+    out.set("output", copy_to_js("Float32Array", o_.data(), n));
+    return out;
+  }
+
  private:
   AttentionEngine engine_;
+  AttentionForward forward_;
+  std::vector<float> q_, k_, v_, o_;
   std::map<int, std::unique_ptr<SweepRunner>> sweeps_;
   int nextSweepId_ = 1;
   std::vector<float> buffer_;
@@ -213,5 +258,6 @@ EMSCRIPTEN_BINDINGS(attnscale) {
       .function("sweepBegin", &JsEngine::sweepBegin)
       .function("sweepNext", &JsEngine::sweepNext)
       .function("sweepEnd", &JsEngine::sweepEnd)
-      .function("round", &JsEngine::round);
+      .function("round", &JsEngine::round)
+      .function("attention", &JsEngine::attention);
 }

@@ -11,7 +11,9 @@
 namespace attnscale {
 
 namespace {
+// fp32 stays in double (the reference's own precision); other formats round through float.
 double round_to(const Config& c, double x) {
+  if (c.format.precision == Precision::fp32) return x;
   return round_reference(c.format, static_cast<float>(x));
 }
 }  // namespace

@@ -147,7 +147,8 @@ inline mi to_mi(mf m) { return mask_cast<std::int32_t, float>(m); }
 inline mu to_mu(mi m) { return mask_cast<std::uint32_t, std::int32_t>(m); }
 inline mi to_mi(mu m) { return mask_cast<std::int32_t, std::uint32_t>(m); }
 inline vf to_float(vi x) { return xsimd::to_float(x); }
-inline mf isnan(vf x) { return x != x; }
+// Not `x != x`: xsimd 8.1 AVX lowers != to an ordered compare, false for NaN.
+inline mf isnan(vf x) { return xsimd::isnan(x); }
 #endif
 
 inline constexpr std::size_t W = vf::size;

@@ -25,10 +25,6 @@ function throwIfError(result) {
   return result;
 }
 
-function copyTypedArrays(obj) {
-  return obj;
-}
-
 export class Engine {
   #module;
   #native;
@@ -69,7 +65,7 @@ export class Engine {
     const result = throwIfError(this.#native.run(cfg));
     result.config = JSON.parse(result.config);
     result.timeMs = now() - start;
-    return copyTypedArrays(result);
+    return result;
   }
 
   /**
@@ -106,6 +102,17 @@ export class Engine {
     return out;
   }
 
+  /**
+   * O = softmax(Q Kᵀ · s) V with q, k, v Float32Arrays of seqLen·dk values (row-major), options
+   * { seqLen, dk, scale, subtractMax, causal, precision, saturate } → Float32Array(seqLen·dk).
+   */
+  attention(q, k, v, options) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError('attention options must be an object like { seqLen, dk }');
+    }
+    return throwIfError(this.#native.attention(q, k, v, options)).output;
+  }
+
   /** float32 → format → float32, round-to-nearest-even. */
   round(precision, values, options = {}) {
     if (options === null || typeof options !== 'object') {
@@ -119,6 +126,11 @@ export class Engine {
       throw new TypeError(`precision must be one of 'fp32', 'bf16', 'fp16', 'fp8e4m3', 'fp8e5m2', got ${typeof precision}`);
     }
     return throwIfError(this.#native.round(precision, values, saturate)).values;
+  }
+
+  /** Bytes of wasm linear memory now (it grows with the largest request, and never shrinks). */
+  get memoryBytes() {
+    return this.#module.HEAP8.buffer.byteLength;
   }
 
   /** Frees the wasm-side engine. */
