@@ -147,17 +147,37 @@ void AttentionEngine::finish(const Config& c, RunResult& out, bool keepMatrices)
   st.jacobianNormMedian = median_of_finite(out.rowJacobianNorm);
   st.nonFiniteRows = T - finiteRows;
 
-  // Output O = P V, accumulated in fp32 and rounded.
-  o_.assign(Td, 0.0f);
-  gemm_accumulate(T, d, 0, T, {p_.data(), T}, {in_.v.data(), ld}, o_.data(), d);
-  round_inplace(c.format, o_.data(), Td);
+  // Output O = P V, accumulated in fp32 and rounded. The statistics need O only for its count of
+  // inf/NaN, and when every weight is finite, |O_ij| <= (max row sum of |P|) · max|V|: if that bound
+  // is below half the format's largest finite value, O is provably finite and is not computed.
+  const bool outputProvablyFinite = st.nonFinite.weights == 0 && [&] {
+    double maxAbsV = 0, maxRowSum = 0;
+    for (int t = 0; t < T; ++t)
+      for (int i = 0; i < d; ++i) maxAbsV = std::max(maxAbsV, std::fabs(static_cast<double>(in_.v[t * ld + i])));
+    for (int i = 0; i < T; ++i) {
+      double rowSum = 0;
+      const float* p = &p_[static_cast<std::size_t>(i) * T];
+      for (int j = 0; j < visible_keys(i, T, c.causal); ++j) rowSum += std::fabs(p[j]);
+      maxRowSum = std::max(maxRowSum, rowSum);
+    }
+    return maxAbsV * maxRowSum < 0.5 * st.largestFinite;
+  }();
   if (c.softmax == SoftmaxMode::online) {
+    o_.assign(Td, 0.0f);
+    gemm_accumulate(T, d, 0, T, {p_.data(), T}, {in_.v.data(), ld}, o_.data(), d);
+    round_inplace(c.format, o_.data(), Td);
     oOnline_.resize(Td);
     online_softmax_output({T, d, c.causal, c.subtractMax, c.blockSize}, c.format, z_.data(),
                           in_.v.data(), ld, oOnline_.data(), scratch_);
     st.onlineMaxAbsDiff = max_abs_diff(oOnline_, o_);
     st.nonFinite.output = count_non_finite(oOnline_.data(), Td);
+  } else if (outputProvablyFinite) {
+    st.onlineMaxAbsDiff = nan;
+    st.nonFinite.output = 0;
   } else {
+    o_.assign(Td, 0.0f);
+    gemm_accumulate(T, d, 0, T, {p_.data(), T}, {in_.v.data(), ld}, o_.data(), d);
+    round_inplace(c.format, o_.data(), Td);
     st.onlineMaxAbsDiff = nan;
     st.nonFinite.output = count_non_finite(o_.data(), Td);
   }
@@ -176,9 +196,8 @@ void AttentionEngine::finish(const Config& c, RunResult& out, bool keepMatrices)
   }
   dq_.assign(Td, 0.0f);
   gemm_accumulate(T, d, 0, T, {ds_.data(), T}, {in_.k.data(), ld}, dq_.data(), d);
-  transpose(T, T, ds_.data(), T, z_.data(), T);  // z_ is free now: it holds dSᵀ
   dk_.assign(Td, 0.0f);
-  gemm_accumulate(T, d, 0, T, {z_.data(), T}, {in_.q.data(), ld}, dk_.data(), d);
+  gemm_accumulate(T, d, 0, T, {ds_.data(), T, true}, {in_.q.data(), ld}, dk_.data(), d);
   st.gradNormQ = rms(dq_);
   st.gradNormK = rms(dk_);
 

@@ -22,14 +22,19 @@ inline void tile(int i, int j, int k0, int k1, const MatrixView& A, const Matrix
   vf acc[R][V];
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < V; ++v) acc[r][v] = simd::loadu(C + (i + r) * ldc + j + v * W);
+  // A's element (i, k) is at a[r] + k·aStep: step 1 along a stored row, or ld when transposed.
   const float* a[R];
-  for (int r = 0; r < R; ++r) a[r] = A.data + static_cast<long>(i + r) * A.ld;
-  for (int k = k0; k < k1; ++k) {
-    const float* b = B.data + static_cast<long>(k) * B.ld + j;
+  const long aStep = A.transposed ? A.ld : 1;
+  for (int r = 0; r < R; ++r)
+    a[r] = A.transposed ? A.data + static_cast<long>(k0) * A.ld + i + r
+                        : A.data + static_cast<long>(i + r) * A.ld + k0;
+  const float* b = B.data + static_cast<long>(k0) * B.ld + j;
+  for (int k = k0; k < k1; ++k, b += B.ld) {
     vf bv[V];
     for (int v = 0; v < V; ++v) bv[v] = simd::loadu(b + v * W);
     for (int r = 0; r < R; ++r) {
-      vf av(a[r][k]);
+      vf av(*a[r]);
+      a[r] += aStep;
       for (int v = 0; v < V; ++v) acc[r][v] = acc[r][v] + av * bv[v];
     }
   }
@@ -37,12 +42,15 @@ inline void tile(int i, int j, int k0, int k1, const MatrixView& A, const Matrix
     for (int v = 0; v < V; ++v) simd::storeu(C + (i + r) * ldc + j + v * W, acc[r][v]);
 }
 
+inline float a_at(const MatrixView& A, int i, int k) {
+  return A.transposed ? A.data[static_cast<long>(k) * A.ld + i] : A.data[static_cast<long>(i) * A.ld + k];
+}
+
 inline void column(int i0, int i1, int j, int k0, int k1, const MatrixView& A, const MatrixView& B,
                    float* C, int ldc) {
   for (int i = i0; i < i1; ++i) {
     float c = C[i * ldc + j];
-    const float* a = A.data + static_cast<long>(i) * A.ld;
-    for (int k = k0; k < k1; ++k) c = c + a[k] * B.data[static_cast<long>(k) * B.ld + j];
+    for (int k = k0; k < k1; ++k) c = c + a_at(A, i, k) * B.data[static_cast<long>(k) * B.ld + j];
     C[i * ldc + j] = c;
   }
 }
@@ -75,8 +83,7 @@ void gemm_accumulate_reference(int M, int N, int k0, int k1, MatrixView A, Matri
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
       float c = C[i * ldc + j];
-      for (int k = k0; k < k1; ++k)
-        c = c + A.data[static_cast<long>(i) * A.ld + k] * B.data[static_cast<long>(k) * B.ld + j];
+      for (int k = k0; k < k1; ++k) c = c + a_at(A, i, k) * B.data[static_cast<long>(k) * B.ld + j];
       C[i * ldc + j] = c;
     }
 }

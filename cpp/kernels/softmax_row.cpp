@@ -1,5 +1,6 @@
 #include "kernels/softmax_row.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -61,46 +62,104 @@ SoftmaxRowCounts softmax_row(const float* z, int n, bool subtractMax, Format fmt
   return counts;
 }
 
-double jacobian_norm_squared(const float* p, int n) {
+namespace {
+
+struct RowPeak {
   int argmax = 0;
-  for (int j = 1; j < n; ++j)
-    if (p[j] > p[argmax]) argmax = j;
-  const double pmax = p[argmax];
-  double rest = 0;  // R
-  for (int j = 0; j < n; ++j)
-    if (j != argmax) rest += static_cast<double>(p[j]) * p[j];
-  double diag = 0, off = 2 * pmax * pmax * rest;
+  float pmax = 0;
+  bool finite = true;
+};
+
+RowPeak row_peak(const float* p, int n) {
+  RowPeak r;
   for (int j = 0; j < n; ++j) {
-    const double x = p[j], x2 = x * x;
-    diag += x2 * (1 - x) * (1 - x);
-    if (j != argmax) off += x2 * (rest - x2 > 0 ? rest - x2 : 0.0);
+    if (!std::isfinite(p[j])) r.finite = false;
+    if (p[j] > r.pmax) {
+      r.pmax = p[j];
+      r.argmax = j;
+    }
   }
-  return diag + off;
+  return r;
+}
+
+// Σ_{j in [from, to)} p_j², float lanes then double.
+double sum_squares(const float* p, int from, int to) {
+  vf acc(0.0f);
+  int j = from;
+  for (; j + W <= to; j += W) {
+    const vf x = simd::loadu(p + j);
+    acc = acc + x * x;
+  }
+  double out = simd::reduce_add(acc);
+  for (; j < to; ++j) out += static_cast<double>(p[j]) * p[j];
+  return out;
+}
+
+struct JacobianTerms {
+  double diag = 0;   // Σ p_i²(1 − p_i)²
+  double cross = 0;  // Σ_{i≠max} p_i² max(R − p_i², 0)
+  double plogp = 0;  // Σ p ln p
+};
+
+// One pass over [from, to), which must not contain the argmax. Every accumulated term is ≥ 0 (or
+// ≤ 0 for p ln p), so float lanes lose only relative precision, never to cancellation.
+void accumulate_terms(const float* p, int from, int to, float rest, JacobianTerms& t) {
+  const vf one(1.0f), zero(0.0f), R(rest), tiny(std::numeric_limits<float>::min());
+  vf diag(0.0f), cross(0.0f), plogp(0.0f);
+  int j = from;
+  for (; j + W <= to; j += W) {
+    const vf x = simd::loadu(p + j);
+    const vf x2 = x * x, q = one - x;
+    diag = diag + x2 * (q * q);
+    cross = cross + x2 * simd::vmax(R - x2, zero);
+    // p ln p; weights below FLT_MIN add < 1e-36 and are outside log_fast_normal's domain.
+    const simd::mf ok = x >= tiny;
+    plogp = plogp + simd::select(ok, x * simd::log_fast_normal(simd::select(ok, x, one)), zero);
+  }
+  t.diag += simd::reduce_add(diag);
+  t.cross += simd::reduce_add(cross);
+  t.plogp += simd::reduce_add(plogp);
+  for (; j < to; ++j) {
+    const double x = p[j], x2 = x * x;
+    t.diag += x2 * (1 - x) * (1 - x);
+    t.cross += x2 * std::max(static_cast<double>(rest) - x2, 0.0);
+    if (p[j] >= std::numeric_limits<float>::min()) t.plogp += x * std::log(x);
+  }
+}
+
+JacobianTerms row_terms(const float* p, int n, const RowPeak& peak, double& rest) {
+  rest = sum_squares(p, 0, peak.argmax) + sum_squares(p, peak.argmax + 1, n);
+  JacobianTerms t;
+  accumulate_terms(p, 0, peak.argmax, static_cast<float>(rest), t);
+  accumulate_terms(p, peak.argmax + 1, n, static_cast<float>(rest), t);
+  const double m = peak.pmax;
+  t.diag += m * m * (1 - m) * (1 - m);
+  if (m > 0) t.plogp += m * std::log(m);
+  return t;
+}
+
+double norm_squared(const JacobianTerms& t, double pmax, double rest) {
+  return t.diag + 2 * pmax * pmax * rest + t.cross;
+}
+
+}  // namespace
+
+double jacobian_norm_squared(const float* p, int n) {
+  const RowPeak peak = row_peak(p, n);
+  double rest = 0;
+  const JacobianTerms t = row_terms(p, n, peak, rest);
+  return norm_squared(t, peak.pmax, rest);
 }
 
 RowStats weight_row_stats(const float* p, int n) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  float maxWeight = 0;
-  for (int j = 0; j < n; ++j) {
-    if (!std::isfinite(p[j])) return {nan, nan, nan};
-    maxWeight = p[j] > maxWeight ? p[j] : maxWeight;
-  }
-  // −Σ p ln p; weights below FLT_MIN contribute < 1e-36 and are skipped (log_fast_normal's domain).
-  const vf tiny(std::numeric_limits<float>::min());
-  vf acc(0.0f);
-  int j = 0;
-  for (; j + W <= n; j += W) {
-    vf x = simd::loadu(p + j);
-    simd::mf ok = x >= tiny;
-    vf safe = simd::select(ok, x, vf(1.0f));
-    acc = acc + simd::select(ok, x * simd::log_fast_normal(safe), vf(0.0f));
-  }
-  double plogp = simd::reduce_add(acc);
-  for (; j < n; ++j)
-    if (p[j] >= std::numeric_limits<float>::min()) plogp += p[j] * std::log(p[j]);
-  const double entropy = -plogp > 0 ? -plogp : 0.0;
-  return {static_cast<float>(entropy), maxWeight,
-          static_cast<float>(std::sqrt(jacobian_norm_squared(p, n)))};
+  const RowPeak peak = row_peak(p, n);
+  if (!peak.finite) return {nan, nan, nan};
+  double rest = 0;
+  const JacobianTerms t = row_terms(p, n, peak, rest);
+  const double entropy = -t.plogp > 0 ? -t.plogp : 0.0;
+  return {static_cast<float>(entropy), peak.pmax,
+          static_cast<float>(std::sqrt(norm_squared(t, peak.pmax, rest)))};
 }
 
 }  // namespace attnscale
