@@ -1,0 +1,43 @@
+// round_inplace: the vectorized casts of cast_kernels.hpp over an array (issue 3).
+#include <cstddef>
+
+#include "precision/cast_kernels.hpp"
+#include "precision/format.hpp"
+#include "simd/batch.hpp"
+
+namespace attnscale {
+
+namespace {
+
+template <Precision P>
+void round_array(float* data, std::size_t n, bool saturate) {
+  constexpr std::size_t W = simd::W;
+  std::size_t i = 0;
+  for (; i + W <= n; i += W)
+    simd::storeu(data + i, round_batch<P>(simd::loadu(data + i), saturate));
+  if (i == n) return;
+  // Tail through the same kernel: pad one batch (padding lanes are rounded and discarded).
+  float tail[W] = {};
+  for (std::size_t j = 0; i + j < n; ++j) tail[j] = data[i + j];
+  simd::storeu(tail, round_batch<P>(simd::loadu(tail), saturate));
+  for (std::size_t j = 0; i + j < n; ++j) data[i + j] = tail[j];
+}
+
+}  // namespace
+
+void round_inplace(Format f, float* data, std::size_t n) {
+  switch (f.precision) {
+    case Precision::bf16:
+      return round_array<Precision::bf16>(data, n, f.saturate);
+    case Precision::fp16:
+      return round_array<Precision::fp16>(data, n, f.saturate);
+    case Precision::fp8e4m3:
+      return round_array<Precision::fp8e4m3>(data, n, f.saturate);
+    case Precision::fp8e5m2:
+      return round_array<Precision::fp8e5m2>(data, n, f.saturate);
+    case Precision::fp32:
+      return;
+  }
+}
+
+}  // namespace attnscale
