@@ -119,6 +119,26 @@ for (let r = 0; r < 5; r++) {
   }
 }
 
+process.stderr.write('casts and precisions…\n');
+const FORMATS = ['bf16', 'fp16', 'fp8e4m3', 'fp8e5m2'];
+const nativeCasts = execFileSync(`${root}build/native/bench_cast`, { encoding: 'utf8' })
+  .trim().split('\n').map((l) => JSON.parse(l))
+  .filter((r) => r.bench === 'cast' && r.impl === 'vectorized');
+const castInput = randomMatrix(1 << 20, 5).map((x) => x * 1e6);
+const castRate = {};
+for (const precision of FORMATS) {
+  const t = timeSideBySide({
+    simd: () => simd.round(precision, castInput),
+    scalar: () => scalar.round(precision, castInput),
+  }, 5);
+  castRate[precision] = {
+    native: nativeCasts.find((r) => r.format === precision)?.elements_per_s,
+    simd: castInput.length / (t.simd / 1e3),
+    scalar: castInput.length / (t.scalar / 1e3),
+  };
+}
+const precisionRun = timeSideBySide(Object.fromEntries(['fp32', ...FORMATS].map((precision) => [precision, () => simd.run({ ...story, precision })])), 5);
+
 const result = {
   date: new Date().toISOString(),
   node: process.version,
@@ -126,6 +146,8 @@ const result = {
   nativePeakGflops: native.peakGflops,
   shapes: rows,
   run256x128Ms: { native: native.run256x128Ms, simd: run256.simd, scalar: run256.scalar },
+  castElementsPerSecond: castRate,
+  runMsByPrecision: precisionRun,
   sweep13x256Ms: { native: native.sweep13x256Ms, simd: median(sweepTimes.simd), scalar: median(sweepTimes.scalar), firstPointSimd: median(sweepTimes.firstPointSimd) },
 };
 
@@ -137,6 +159,13 @@ const lines = [
   '',
   `Full \`run\` at T = 256, d_k = 128: native ${f(result.run256x128Ms.native, 2)} ms, wasm SIMD ${f(result.run256x128Ms.simd, 2)} ms, wasm scalar ${f(result.run256x128Ms.scalar, 2)} ms.`,
   `13-point d_k sweep (1…4096) at T = 256: native ${f(result.sweep13x256Ms.native, 0)} ms, wasm SIMD ${f(result.sweep13x256Ms.simd, 0)} ms (first point after ${f(result.sweep13x256Ms.firstPointSimd, 1)} ms), wasm scalar ${f(result.sweep13x256Ms.scalar, 0)} ms.`,
+  '',
+  '| format | cast native (elements/s) | cast wasm SIMD | cast wasm scalar | SIMD / scalar | `run` at 256×128, wasm SIMD | vs fp32 |',
+  '|---|---:|---:|---:|---:|---:|---:|',
+  `| fp32 | | | | | ${f(precisionRun.fp32, 2)} ms | 1.00× |`,
+  ...FORMATS.map((p) => `| ${p} | ${(castRate[p].native / 1e9).toFixed(2)} G | ${(castRate[p].simd / 1e9).toFixed(2)} G | ${(castRate[p].scalar / 1e9).toFixed(2)} G | ${f(castRate[p].simd / castRate[p].scalar, 1)}× | ${f(precisionRun[p], 2)} ms | ${f(precisionRun[p] / precisionRun.fp32, 2)}× |`),
+  '(wasm cast rates go through `engine.round` on 2^20 values, copies in and out of wasm memory included.)',
+  '',
   `Native arch ${native.arch}; its measured ${native.arch} multiply-add peak: ${f(native.peakGflops)} GFLOP/s. FLOPs counted as 4·T²·d_k. Node ${process.version}.`,
 ];
 const markdown = lines.join('\n');
