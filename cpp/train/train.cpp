@@ -1,0 +1,270 @@
+// Trainer: the copies, the optimizers and the config validation (see train.hpp).
+#include "train/train.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "simd/batch.hpp"
+#include "train/model.hpp"
+
+namespace attnscale {
+
+namespace train {
+
+struct CopyState {
+  Copy copy = Copy::none;
+  float scale = 1.0f;
+  Params<float> p, g, m, v;  // parameters, gradients, Adam moments
+};
+
+struct Workspace {
+  Dims dims;
+  Params<float> init;
+  Batch batch, fixed;
+  FloatScratch fs;
+  double beta1t = 1.0, beta2t = 1.0;  // beta^t of Adam's bias correction
+};
+
+namespace {
+
+constexpr float kBeta1 = 0.9f, kBeta2 = 0.999f, kAdamEps = 1e-8f;
+
+void sgd_update(std::vector<float>& w, const std::vector<float>& g, float lr) {
+  const std::size_t n = w.size();
+  std::size_t i = 0;
+  const simd::vf lv(lr);
+  for (; i + simd::W <= n; i += simd::W)
+    simd::storeu(&w[i], simd::loadu(&w[i]) - lv * simd::loadu(&g[i]));
+  for (; i < n; ++i) w[i] = w[i] - lr * g[i];
+}
+
+// m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2; w = w - a m / (sqrt(v c2) + eps),
+// a = lr / (1 - b1^t), c2 = 1 / (1 - b2^t).
+void adam_update(std::vector<float>& w, const std::vector<float>& g, std::vector<float>& m,
+                 std::vector<float>& v, float a, float c2) {
+  using simd::vf;
+  const std::size_t n = w.size();
+  std::size_t i = 0;
+  const vf b1(kBeta1), ob1(1.0f - kBeta1), b2(kBeta2), ob2(1.0f - kBeta2), av(a), cv(c2),
+      ev(kAdamEps);
+  for (; i + simd::W <= n; i += simd::W) {
+    const vf gi = simd::loadu(&g[i]);
+    const vf mi = b1 * simd::loadu(&m[i]) + ob1 * gi;
+    const vf vi = b2 * simd::loadu(&v[i]) + ob2 * (gi * gi);
+    simd::storeu(&m[i], mi);
+    simd::storeu(&v[i], vi);
+    simd::storeu(&w[i], simd::loadu(&w[i]) - av * mi / (simd::sqrt(vi * cv) + ev));
+  }
+  for (; i < n; ++i) {
+    const float gi = g[i];
+    const float mi = kBeta1 * m[i] + (1.0f - kBeta1) * gi;
+    const float vi = kBeta2 * v[i] + (1.0f - kBeta2) * (gi * gi);
+    m[i] = mi;
+    v[i] = vi;
+    w[i] = w[i] - a * mi / (std::sqrt(vi * c2) + kAdamEps);
+  }
+}
+
+}  // namespace
+}  // namespace train
+
+namespace {
+bool finite_in(double x, double lo, double hi) { return std::isfinite(x) && x >= lo && x <= hi; }
+}  // namespace
+
+std::string validate_train_config(const TrainConfig& c) {
+  std::ostringstream os;
+  if (c.dk < kTrainDkMin || c.dk > kTrainDkMax)
+    os << "dk must be an integer in [" << kTrainDkMin << ", " << kTrainDkMax << "], got " << c.dk;
+  else if (c.seqLen < kTrainSeqLenMin || c.seqLen > kTrainSeqLenMax)
+    os << "seqLen must be an integer in [" << kTrainSeqLenMin << ", " << kTrainSeqLenMax
+       << "] for training, got " << c.seqLen;
+  else if (c.batchSize < kTrainBatchMin || c.batchSize > kTrainBatchMax)
+    os << "batchSize must be an integer in [" << kTrainBatchMin << ", " << kTrainBatchMax
+       << "], got " << c.batchSize;
+  else if (static_cast<long long>(c.dk) * c.seqLen * c.batchSize > kTrainWorkCap)
+    os << "dk must satisfy dk * seqLen * batchSize <= " << kTrainWorkCap
+       << " (training cost cap), got " << c.dk << " * " << c.seqLen << " * " << c.batchSize << " = "
+       << static_cast<long long>(c.dk) * c.seqLen * c.batchSize;
+  else if (c.optimizer != Optimizer::sgd && c.optimizer != Optimizer::adam)
+    os << "optimizer must be 'adam' or 'sgd'";
+  else if (!finite_in(c.learningRate, kTrainLrMin, kTrainLrMax))
+    os << "learningRate must be a finite number in [" << kTrainLrMin << ", " << kTrainLrMax
+       << "], got " << c.learningRate;
+  else if (!finite_in(c.initScale, kTrainInitScaleMin, kTrainInitScaleMax))
+    os << "initScale must be a finite number in [" << kTrainInitScaleMin << ", "
+       << kTrainInitScaleMax << "], got " << c.initScale;
+  else if (static_cast<int>(c.format.precision) < 0 ||
+           static_cast<int>(c.format.precision) > static_cast<int>(Precision::fp8e5m2))
+    os << "precision must be one of fp32, bf16, fp16, fp8e4m3, fp8e5m2";
+  else if (c.hasCustom && !(std::isfinite(c.customScale) && c.customScale > 0.0 &&
+                            c.customScale <= kTrainCustomScaleMax))
+    os << "scale must be a finite number in (0, " << kTrainCustomScaleMax << "], got "
+       << c.customScale;
+  return os.str();
+}
+
+const char* copy_name(Copy c) {
+  switch (c) {
+    case Copy::none:
+      return "none";
+    case Copy::sqrt:
+      return "sqrt";
+    case Copy::linear:
+      return "linear";
+    case Copy::custom:
+      return "custom";
+  }
+  return "none";
+}
+
+bool parse_copy(std::string_view name, Copy& out) {
+  for (Copy c : {Copy::none, Copy::sqrt, Copy::linear, Copy::custom})
+    if (name == copy_name(c)) {
+      out = c;
+      return true;
+    }
+  return false;
+}
+
+const char* optimizer_name(Optimizer o) { return o == Optimizer::sgd ? "sgd" : "adam"; }
+
+bool parse_optimizer(std::string_view name, Optimizer& out) {
+  if (name == "sgd") return out = Optimizer::sgd, true;
+  if (name == "adam") return out = Optimizer::adam, true;
+  return false;
+}
+
+const char* train_metric_name(TrainMetric m) {
+  switch (m) {
+    case TrainMetric::loss:
+      return "loss";
+    case TrainMetric::accuracy:
+      return "accuracy";
+    case TrainMetric::entropy:
+      return "entropy";
+    case TrainMetric::saturatedFraction:
+      return "saturatedFraction";
+    case TrainMetric::gradNormWq:
+      return "gradNormWq";
+    case TrainMetric::gradNormWk:
+      return "gradNormWk";
+  }
+  return "loss";
+}
+
+double copy_scale(const TrainConfig& cfg, Copy c) {
+  switch (c) {
+    case Copy::none:
+      return 1.0;
+    case Copy::sqrt:
+      return 1.0 / std::sqrt(static_cast<double>(cfg.dk));
+    case Copy::linear:
+      return 1.0 / static_cast<double>(cfg.dk);
+    case Copy::custom:
+      return cfg.customScale;
+  }
+  return 1.0;
+}
+
+Trainer::Trainer(const TrainConfig& cfg) : cfg_(cfg), error_(validate_train_config(cfg)) {
+  if (!error_.empty()) return;
+  ws_ = std::make_unique<train::Workspace>();
+  train::Dims d;
+  d.T = cfg.seqLen;
+  d.dk = cfg.dk;
+  d.D = kModelDim;
+  d.nV = kValueTokens;
+  ws_->dims = d;
+  train::init_params(d, cfg.initScale, cfg.seed, ws_->init);
+  ws_->fs.resize(d);
+  train::make_batch(cfg.seed, 2, 0, 1, d.T, d.nV, ws_->fixed);
+  const int n = cfg.hasCustom ? 4 : 3;
+  for (int i = 0; i < n; ++i) {
+    auto s = std::make_unique<train::CopyState>();
+    s->copy = static_cast<Copy>(i);
+    s->scale = static_cast<float>(copy_scale(cfg, s->copy));
+    copies_.push_back(std::move(s));
+  }
+  reset();
+}
+
+Trainer::~Trainer() = default;
+
+int Trainer::copies() const { return static_cast<int>(copies_.size()); }
+
+Copy Trainer::copy_at(int index) const { return static_cast<Copy>(index); }
+
+void Trainer::reset() {
+  if (!ws_) return;
+  steps_ = 0;
+  ws_->beta1t = ws_->beta2t = 1.0;
+  for (auto& s : copies_) {
+    s->p = ws_->init;
+    s->g.resize(ws_->dims);
+    if (cfg_.optimizer == Optimizer::adam) {
+      s->m.resize(ws_->dims);
+      s->v.resize(ws_->dims);
+    }
+  }
+}
+
+void Trainer::step(int n, std::int32_t* steps, double* metrics) {
+  if (!ws_ || n <= 0) return;
+  const int nc = copies();
+  for (int k = 0; k < n; ++k) {
+    train::make_batch(cfg_.seed, 1, static_cast<std::uint64_t>(steps_), cfg_.batchSize, cfg_.seqLen,
+                      kValueTokens, ws_->batch);
+    ++steps_;
+    float a = 0.0f, c2 = 0.0f;
+    if (cfg_.optimizer == Optimizer::adam) {
+      ws_->beta1t *= static_cast<double>(train::kBeta1);
+      ws_->beta2t *= static_cast<double>(train::kBeta2);
+      a = static_cast<float>(cfg_.learningRate / (1.0 - ws_->beta1t));
+      c2 = static_cast<float>(1.0 / (1.0 - ws_->beta2t));
+    }
+    for (int c = 0; c < nc; ++c) {
+      train::CopyState& s = *copies_[static_cast<std::size_t>(c)];
+      train::StepMetrics mt;
+      train::float_loss_and_grad(s.p, ws_->batch, s.scale, cfg_.format, s.g, mt, ws_->fs);
+      for (int t = 0; t < 5; ++t) {
+        if (cfg_.optimizer == Optimizer::adam)
+          train::adam_update(s.p.tensor(t), s.g.tensor(t), s.m.tensor(t), s.v.tensor(t), a, c2);
+        else
+          train::sgd_update(s.p.tensor(t), s.g.tensor(t), static_cast<float>(cfg_.learningRate));
+      }
+      if (metrics) {
+        const double vals[kTrainMetrics] = {
+            mt.loss, mt.accuracy, mt.entropy, mt.saturatedFraction, mt.gradNormWq, mt.gradNormWk};
+        for (int m = 0; m < kTrainMetrics; ++m)
+          metrics[(static_cast<std::size_t>(c) * kTrainMetrics + m) * n + k] = vals[m];
+      }
+    }
+    if (steps) steps[k] = static_cast<std::int32_t>(steps_);
+  }
+}
+
+void Trainer::attention(Copy c, float* out) const {
+  const int i = static_cast<int>(c);
+  if (!ws_ || i < 0 || i >= copies()) return;
+  const train::CopyState& s = *copies_[static_cast<std::size_t>(i)];
+  train::float_attention(s.p, ws_->fixed, 0, s.scale, cfg_.format, out, ws_->fs);
+}
+
+std::vector<float> Trainer::attention(Copy c) const {
+  const int i = static_cast<int>(c);
+  if (!ws_ || i < 0 || i >= copies()) return {};
+  std::vector<float> out(static_cast<std::size_t>(cfg_.seqLen) * cfg_.seqLen);
+  attention(c, out.data());
+  return out;
+}
+
+Trainer::ParamView Trainer::params(Copy c) const {
+  const int i = static_cast<int>(c);
+  if (!ws_ || i < 0 || i >= copies()) return {nullptr, nullptr, nullptr, nullptr, nullptr};
+  const train::CopyState& s = *copies_[static_cast<std::size_t>(i)];
+  return {&s.p.E, &s.p.Wq, &s.p.Wk, &s.p.Wv, &s.p.Wo};
+}
+
+}  // namespace attnscale

@@ -1,0 +1,163 @@
+// The training panel's engine (issue 6): one attention layer trained side by side with the logit
+// scale s = 1 ("none"), 1/sqrt(d_k) ("sqrt"), 1/d_k ("linear") and, when set, a user multiplier
+// ("custom"). All copies start from the same initialisation and see the same batches.
+//
+// ---------------------------------------------------------------------------------------------
+// Task: multi-query associative recall, one key-value pair and one query per position.
+//   * Vocabulary: T key tokens, T query tokens, 16 value tokens (so 2T + 16 embedding rows).
+//   * A sequence has T positions. Position j holds a key a_j, a value b_j and a query c_j:
+//       a = a random permutation of the T keys (every key appears exactly once),
+//       b_j uniform over the 16 values (repeats allowed),
+//       c_j uniform over the T keys.
+//     The target at position i is the value b_j of the position j whose key a_j equals c_i.
+//     One attention row per query: row i must put its weight on that j, so every one of the T x T
+//     rows is meaningful and the loss averages all T positions. Chance accuracy is 1/16.
+//   * No positional encoding: the task is permutation-equivariant and needs none.
+// Model (d_model = kModelDim = 64, vocabulary embedding E is (2T + 16) x 64):
+//   x_j = (E[a_j] + E[T + b_j] + E[T + 16 + c_j]) / sqrt(3)        (three role tokens, summed)
+//   Q = X W_q, K = X W_k, V = X W_v                                  (64 -> d_k, no biases)
+//   A = softmax_rows(s * Q K^T)    (full, non-causal T x T attention)
+//   logits = (A V) W_o             (W_o: d_k -> 16, read-out at every position)
+//   loss = mean over batch and positions of cross-entropy(logits_i, target_i).
+// Initialisation, counter-based normals keyed by (seed, tensor, index), sigma = initScale:
+//   E ~ N(0, sigma^2); W_q, W_k, W_v ~ N(0, 1/64) and W_o ~ N(0, 1/d_k) (fan-in normalised).
+//   So every component of x, q, k and v starts with std sigma: sigma = 1 is the seed's
+//   unit-variance assumption, and the unscaled logit q.k has std sigma^2 sqrt(d_k).
+//   (Scaling the weights by sigma as well would make the logits grow as sigma^4 and the read-out
+//   logits as sigma^3, mixing a read-out effect into what this knob is meant to show.)
+// Optimizers: SGD (plain, no momentum) or Adam (beta1 0.9, beta2 0.999, eps 1e-8, bias-corrected).
+//   Default learning rate 1e-3: the usual Adam default, fixed before any measurement. Plain SGD
+//   needs a far larger rate on this task (~1 at the defaults; 0.1 barely moves in 500 steps).
+// Precision emulation (forward only, as the attention run does): Q, K, V, the raw logits Q K^T, the
+// scaled logits, the exponentials, the attention weights and the attention output are rounded to
+// the selected format; the read-out, the loss and the whole backward pass are float32
+// (straight-through rounding).
+// Metrics per step and copy, measured on that step's batch before the update:
+//   loss (mean cross-entropy, nats), accuracy (argmax = target, fraction of positions),
+//   entropy (mean over all attention rows of -sum p ln p, nats; max is ln T),
+//   saturatedFraction (rows whose largest weight > 0.99),
+//   gradNormWq, gradNormWk (Frobenius norms of dLoss/dW_q, dLoss/dW_k).
+// Determinism: batches and initial values come from a counter-based hash; every kernel uses only
+// IEEE + - * / sqrt with one fixed operation order per output (no order-dependent reductions, own
+// exp/log from the same operations), so the same config gives the same bits natively and in wasm
+// (SIMD and scalar builds). Only the payload/sign bits of NaNs may differ (x86 makes negative
+// NaNs, wasm positive ones); which values are NaN does not.
+// Cost cap: d_k * seqLen * batchSize <= 2^21 (kTrainWorkCap). Measured at the cap, one step of
+// the three copies takes ~0.25-0.5 s natively and ~0.5 s (d_k 4096, T 32, batch 16) to ~1.4 s
+// (d_k 1024, T 128, batch 16) in wasm SIMD; the default (64 x 32 x 16) is 1/64 of the cap and runs
+// at ~600 steps/s natively, ~130-290 steps/s in wasm SIMD (machine-load dependent).
+// ---------------------------------------------------------------------------------------------
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "precision/format.hpp"
+
+namespace attnscale {
+
+enum class Optimizer : int { sgd = 0, adam = 1 };
+// Index order of the copies in every output array; custom only exists when hasCustom.
+enum class Copy : int { none = 0, sqrt = 1, linear = 2, custom = 3 };
+// Metric order inside one copy's block of step() output.
+enum class TrainMetric : int {
+  loss = 0,
+  accuracy = 1,
+  entropy = 2,
+  saturatedFraction = 3,
+  gradNormWq = 4,
+  gradNormWk = 5
+};
+inline constexpr int kTrainMetrics = 6;
+inline constexpr int kModelDim = 64;     // d_model
+inline constexpr int kValueTokens = 16;  // number of value tokens (read-out classes)
+
+// Valid ranges (validate_train_config reports the first violation, naming the JS field).
+inline constexpr int kTrainDkMin = 1, kTrainDkMax = 4096;
+inline constexpr int kTrainSeqLenMin = 8, kTrainSeqLenMax = 128;
+inline constexpr int kTrainBatchMin = 1, kTrainBatchMax = 64;
+inline constexpr double kTrainLrMin = 1e-6, kTrainLrMax = 10.0;
+inline constexpr double kTrainInitScaleMin = 0.01, kTrainInitScaleMax = 10.0;
+inline constexpr double kTrainCustomScaleMax = 1e6;
+inline constexpr long long kTrainWorkCap = 1LL << 21;  // dk * seqLen * batchSize
+
+struct TrainConfig {
+  int dk = 64;
+  int seqLen = 32;
+  int batchSize = 16;
+  Optimizer optimizer = Optimizer::adam;
+  double learningRate = 1e-3;
+  double initScale = 1.0;
+  Format format;  // JS: precision + saturate
+  std::uint32_t seed = 1;
+  bool hasCustom = false;    // JS: scale given
+  double customScale = 1.0;  // JS: scale
+};
+
+// "" when valid, else one message naming the JS field and its valid range.
+std::string validate_train_config(const TrainConfig& cfg);
+
+const char* copy_name(Copy c);  // "none" | "sqrt" | "linear" | "custom"
+bool parse_copy(std::string_view name, Copy& out);
+const char* optimizer_name(Optimizer o);  // "sgd" | "adam"
+bool parse_optimizer(std::string_view name, Optimizer& out);
+const char* train_metric_name(TrainMetric m);  // "loss", "accuracy", ... as in the JS API
+
+// Logit multiplier of a copy for a config (custom: cfg.customScale).
+double copy_scale(const TrainConfig& cfg, Copy c);
+
+namespace train {
+struct CopyState;
+struct Workspace;
+}  // namespace train
+
+class Trainer {
+ public:
+  // An invalid config gives an inert trainer: error() is the validation message, copies() is 0
+  // and step()/attention() do nothing. (No exceptions: they must not cross Embind.)
+  explicit Trainer(const TrainConfig& cfg);
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  const std::string& error() const { return error_; }
+  const TrainConfig& config() const { return cfg_; }
+  int copies() const;             // 3, or 4 with a custom scale; 0 when invalid
+  Copy copy_at(int index) const;  // copy_at(i) == Copy(i)
+  long long steps_done() const { return steps_; }
+
+  // Runs n >= 1 steps of every copy. Writes steps[s] = step number (1-based, counting from the
+  // last reset) and metrics[(copy * kTrainMetrics + metric) * n + s] (copy-major, then metric,
+  // then step): copies() * kTrainMetrics * n doubles.
+  void step(int n, std::int32_t* steps, double* metrics);
+
+  // Attention weights (seqLen x seqLen, row-major, row = query position) of one fixed example
+  // (drawn once from the seed) under the copy's current parameters; empty if the copy is absent.
+  std::vector<float> attention(Copy c) const;
+  void attention(Copy c, float* out) const;  // out: seqLen * seqLen floats
+
+  // Back to the initial parameters and step 0 (same seed: the same curves again).
+  void reset();
+
+  // For tests: a copy's current parameters (row-major, as in the header comment).
+  struct ParamView {
+    const std::vector<float>* E;
+    const std::vector<float>* Wq;
+    const std::vector<float>* Wk;
+    const std::vector<float>* Wv;
+    const std::vector<float>* Wo;
+  };
+  ParamView params(Copy c) const;
+
+ private:
+  TrainConfig cfg_;
+  std::string error_;
+  long long steps_ = 0;
+  std::vector<std::unique_ptr<train::CopyState>> copies_;
+  std::unique_ptr<train::Workspace> ws_;
+};
+
+}  // namespace attnscale
