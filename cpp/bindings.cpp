@@ -14,6 +14,8 @@
 #include "kernels/attention_forward.hpp"
 #include "precision/format.hpp"
 #include "simd/batch.hpp"
+#include "train/train.hpp"
+#include "train/train_config_parse.hpp"
 
 using emscripten::val;
 
@@ -238,7 +240,80 @@ class JsEngine {
   std::vector<float> buffer_;
 };
 
+// One training run of every copy side by side. Construct, then check error(): a bad config leaves
+// an inert trainer whose error() names the field (engine.js throws it and deletes the trainer).
+class JsTrainer {
+ public:
+  explicit JsTrainer(val cfg) {
+    FieldMap fields;
+    if (!read_fields(cfg, fields, error_)) return;
+    error_ = parse_train_config(fields, config_);
+    if (error_.ok()) trainer_ = std::make_unique<Trainer>(config_);
+  }
+
+  val error() const { return error_.ok() ? val::null() : error_value(error_); }
+
+  val step(val count) {
+    const char* expected = "n must be an integer in [1, 10000]";
+    if (count.typeOf().as<std::string>() != "number") return error_value("TypeError", expected);
+    const double x = count.as<double>();
+    if (!(x >= 1 && x <= 10000) || static_cast<double>(static_cast<int>(x)) != x)
+      return error_value("RangeError", std::string(expected) + ", got " + val(x).call<std::string>("toString"));
+    const int n = static_cast<int>(x);
+    const int copies = trainer_->copies();
+    steps_.resize(n);
+    metrics_.resize(static_cast<std::size_t>(copies) * kTrainMetrics * n);
+    trainer_->step(n, steps_.data(), metrics_.data());
+    val out = val::object();
+    out.set("step", copy_to_js("Int32Array", steps_.data(), steps_.size()));
+    val byCopy = val::object();
+    for (int c = 0; c < copies; ++c) {
+      val m = val::object();
+      for (int k = 0; k < kTrainMetrics; ++k)
+        m.set(train_metric_name(static_cast<TrainMetric>(k)),
+              copy_to_js("Float64Array", &metrics_[(static_cast<std::size_t>(c) * kTrainMetrics + k) * n], n));
+      byCopy.set(copy_name(trainer_->copy_at(c)), m);
+    }
+    out.set("copies", byCopy);
+    return out;
+  }
+
+  val attention(std::string name) const {
+    Copy c;
+    if (!parse_copy(name, c) || static_cast<int>(c) >= trainer_->copies())
+      return error_value("RangeError", std::string("copy must be one of 'none', 'sqrt', 'linear'") +
+                                           (trainer_->copies() > 3 ? ", 'custom'" : "") + ", got \"" +
+                                           name.substr(0, 40) + "\"");
+    const std::vector<float> a = trainer_->attention(c);
+    val out = val::object();
+    out.set("values", copy_to_js("Float32Array", a.data(), a.size()));
+    return out;
+  }
+
+  void reset() { trainer_->reset(); }
+  double stepsDone() const { return static_cast<double>(trainer_->steps_done()); }
+  std::string configJson() const {
+    std::string scale = config_.hasCustom ? ",\"scale\":" + val(config_.customScale).call<std::string>("toString") : "";
+    return "{\"dk\":" + std::to_string(config_.dk) + ",\"seqLen\":" + std::to_string(config_.seqLen) +
+           ",\"batchSize\":" + std::to_string(config_.batchSize) + ",\"optimizer\":\"" +
+           optimizer_name(config_.optimizer) + "\",\"learningRate\":" +
+           val(config_.learningRate).call<std::string>("toString") + ",\"initScale\":" +
+           val(config_.initScale).call<std::string>("toString") + ",\"precision\":\"" +
+           precision_name(config_.format.precision) + "\",\"saturate\":" +
+           (config_.format.saturate ? "true" : "false") + ",\"seed\":" + std::to_string(config_.seed) +
+           scale + "}";
+  }
+
+ private:
+  ConfigError error_;
+  TrainConfig config_;
+  std::unique_ptr<Trainer> trainer_;
+  std::vector<std::int32_t> steps_;
+  std::vector<double> metrics_;
+};
+
 std::string schema_json() { return config_schema_json(); }
+std::string train_schema() { return train_schema_json(); }
 std::string build_info() {
   return std::string("{\"version\":\"") + ATTNSCALE_VERSION + "\",\"simd\":" +
          (simd::kHasSimd ? "true" : "false") + ",\"arch\":\"" + simd::kArchName + "\"}";
@@ -251,6 +326,15 @@ EMSCRIPTEN_BINDINGS(attnscale) {
   using namespace attnscale;
   emscripten::function("schemaJson", &schema_json);
   emscripten::function("buildInfo", &build_info);
+  emscripten::function("trainSchemaJson", &train_schema);
+  emscripten::class_<JsTrainer>("Trainer")
+      .constructor<val>()
+      .function("error", &JsTrainer::error)
+      .function("step", &JsTrainer::step)
+      .function("attention", &JsTrainer::attention)
+      .function("reset", &JsTrainer::reset)
+      .function("stepsDone", &JsTrainer::stepsDone)
+      .function("configJson", &JsTrainer::configJson);
   emscripten::class_<JsEngine>("Engine")
       .constructor<>()
       .function("run", &JsEngine::run)

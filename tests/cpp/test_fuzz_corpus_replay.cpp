@@ -32,4 +32,6 @@ TEST(FuzzCorpusReplay, ConfigAndRun) {
 
 TEST(FuzzCorpusReplay, Casts) { EXPECT_GT(replay("casts", attnscale::fuzz::casts), 0); }
 
+TEST(FuzzCorpusReplay, TrainStep) { EXPECT_GT(replay("train", attnscale::fuzz::train_step), 0); }
+
 }  // namespace

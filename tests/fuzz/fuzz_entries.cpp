@@ -11,6 +11,8 @@
 #include "config/config.hpp"
 #include "engine/attention_engine.hpp"
 #include "precision/format.hpp"
+#include "train/train.hpp"
+#include "train/train_config_parse.hpp"
 
 namespace attnscale::fuzz {
 
@@ -130,6 +132,51 @@ void casts(const std::uint8_t* data, std::size_t size) {
       }
     }
   }
+}
+
+void train_step(const std::uint8_t* data, std::size_t size) {
+  static const char* const names[] = {"dk", "seqLen", "batchSize", "optimizer", "learningRate",
+                                      "initScale", "precision", "saturate", "seed", "scale", "x"};
+  Reader in(data, size);
+  FieldMap fields;
+  const int count = in.byte() % 8;
+  for (int i = 0; i < count && !in.empty(); ++i) {
+    FieldValue v;
+    const std::uint8_t kind = in.byte() % 3;
+    if (kind == 0) {
+      v.kind = FieldValue::Kind::number;
+      v.number = in.number();
+    } else if (kind == 1) {
+      v.kind = FieldValue::Kind::boolean;
+      v.boolean = in.byte() & 1;
+    } else {
+      v.kind = FieldValue::Kind::string;
+      v.text = (in.byte() & 1) ? (in.byte() & 1 ? "sgd" : "adam") : in.text();
+    }
+    fields.emplace_back(names[in.byte() % (sizeof names / sizeof *names)], v);
+  }
+  TrainConfig c;
+  const ConfigError err = parse_train_config(fields, c);
+  if (!err.ok()) {
+    if (err.message.empty()) fail("empty training error message");
+    return;
+  }
+  if (static_cast<long long>(c.dk) * c.seqLen * c.batchSize > 4096) return;  // keep runs short
+  Trainer trainer(c);
+  if (!trainer.error().empty()) fail("parse_train_config accepted a config the trainer rejects");
+  const int n = 1 + in.byte() % 3;
+  std::vector<std::int32_t> steps(n);
+  std::vector<double> metrics(static_cast<std::size_t>(trainer.copies()) * kTrainMetrics * n);
+  trainer.step(n, steps.data(), metrics.data());
+  for (int s = 0; s < n; ++s)
+    if (steps[s] != s + 1) fail("step numbers");
+  for (int copy = 0; copy < trainer.copies(); ++copy) {
+    const double acc = metrics[(copy * kTrainMetrics + static_cast<int>(TrainMetric::accuracy)) * n];
+    if (!(acc >= 0 && acc <= 1)) fail("accuracy outside [0, 1]");
+    const std::vector<float> a = trainer.attention(static_cast<Copy>(copy));
+    if (a.size() != static_cast<std::size_t>(c.seqLen) * c.seqLen) fail("attention size");
+  }
+  trainer.reset();
 }
 
 }  // namespace attnscale::fuzz

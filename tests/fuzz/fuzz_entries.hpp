@@ -16,4 +16,8 @@ void config_and_run(const std::uint8_t* data, std::size_t size);
 // equal the scalar reference bit for bit.
 void casts(const std::uint8_t* data, std::size_t size);
 
+// Bytes → training config (parse_train_config) → a few steps of every copy on small valid
+// configs; metrics and attention rows are checked for sanity.
+void train_step(const std::uint8_t* data, std::size_t size);
+
 }  // namespace attnscale::fuzz

@@ -133,9 +133,71 @@ export class Engine {
     return this.#module.HEAP8.buffer.byteLength;
   }
 
+  /** The training fields with ranges and defaults (for the training panel's controls). */
+  get trainSchema() {
+    return JSON.parse(this.#module.trainSchemaJson());
+  }
+
+  /**
+   * A tiny attention model trained with scale none, 1/√d_k and 1/d_k (and `scale`, a custom
+   * multiplier, when given) side by side from one initialisation on the same batches.
+   * cfg: { dk, seqLen, batchSize, optimizer: 'adam' | 'sgd', learningRate, initScale, precision,
+   * saturate, seed, scale }.
+   */
+  train(cfg = {}) {
+    const native = new this.#module.Trainer(cfg ?? {});
+    const error = native.error();
+    if (error) {
+      native.delete();
+      throwIfError(error);
+    }
+    return new Trainer(native);
+  }
+
   /** Frees the wasm-side engine. */
   delete() {
     this.#native.delete();
+  }
+}
+
+export class Trainer {
+  #native;
+
+  constructor(native) {
+    this.#native = native;
+    this.config = JSON.parse(native.configJson());
+  }
+
+  #alive() {
+    if (!this.#native) throw new Error('this trainer was deleted');
+    return this.#native;
+  }
+
+  /** Runs n steps of every copy: { step: Int32Array(n), copies: { none, sqrt, linear[, custom] } }. */
+  step(n = 1) {
+    return throwIfError(this.#alive().step(n));
+  }
+
+  /** The seqLen × seqLen attention weights of one fixed example under the copy's current weights. */
+  attention(copy) {
+    if (typeof copy !== 'string') throw new TypeError("copy must be one of 'none', 'sqrt', 'linear', 'custom'");
+    return throwIfError(this.#alive().attention(copy)).values;
+  }
+
+  /** Steps run since the last reset. */
+  get steps() {
+    return this.#alive().stepsDone();
+  }
+
+  /** Back to the initial weights and step 0. */
+  reset() {
+    this.#alive().reset();
+  }
+
+  /** Frees the wasm-side trainer. */
+  delete() {
+    if (this.#native) this.#native.delete();
+    this.#native = null;
   }
 }
 

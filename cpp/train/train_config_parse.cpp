@@ -1,0 +1,101 @@
+#include "train/train_config_parse.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace attnscale {
+
+namespace {
+
+ConfigError type_error(const std::string& field, const char* expected) {
+  return {"TypeError", field + " must be " + expected};
+}
+
+bool is_integer(const FieldValue& v) {
+  return v.kind == FieldValue::Kind::number && std::isfinite(v.number) &&
+         std::floor(v.number) == v.number;
+}
+
+}  // namespace
+
+ConfigError parse_train_config(const FieldMap& fields, TrainConfig& out) {
+  TrainConfig c;
+  for (const auto& [name, v] : fields) {
+    const bool number = v.kind == FieldValue::Kind::number;
+    if (name == "dk" || name == "seqLen" || name == "batchSize") {
+      if (!number) return type_error(name, "an integer");
+      // Anything non-integer or far outside int range is reported with the valid range below.
+      const double x = v.number;
+      int value = is_integer(v) && std::fabs(x) < 1e9 ? static_cast<int>(x) : -1;
+      if (value < 0 || !is_integer(v)) {
+        TrainConfig probe;
+        (name == "dk" ? probe.dk : name == "seqLen" ? probe.seqLen : probe.batchSize) = -1;
+        std::string msg = validate_train_config(probe);
+        msg = msg.substr(0, msg.rfind("got ")) + "got " + (std::isnan(x) ? std::string("NaN") : [&] {
+          std::ostringstream os;
+          os << x;
+          return os.str();
+        }());
+        return {"RangeError", msg};
+      }
+      (name == "dk" ? c.dk : name == "seqLen" ? c.seqLen : c.batchSize) = value;
+    } else if (name == "seed") {
+      if (!number) return type_error(name, "an integer in [0, 4294967295]");
+      if (!is_integer(v) || v.number < 0 || v.number > 4294967295.0) {
+        std::ostringstream os;
+        os << "seed must be an integer in [0, 4294967295], got " << v.number;
+        return {"RangeError", os.str()};
+      }
+      c.seed = static_cast<std::uint32_t>(v.number);
+    } else if (name == "learningRate" || name == "initScale" || name == "scale") {
+      if (!number) return type_error(name, "a finite number");
+      if (name == "learningRate") c.learningRate = v.number;
+      else if (name == "initScale") c.initScale = v.number;
+      else {
+        c.hasCustom = true;
+        c.customScale = v.number;
+      }
+    } else if (name == "optimizer") {
+      if (v.kind != FieldValue::Kind::string || !parse_optimizer(v.text, c.optimizer))
+        return {v.kind == FieldValue::Kind::string ? "RangeError" : "TypeError",
+                "optimizer must be 'adam' or 'sgd'"};
+    } else if (name == "precision") {
+      if (v.kind != FieldValue::Kind::string || !parse_precision(v.text, c.format.precision))
+        return {v.kind == FieldValue::Kind::string ? "RangeError" : "TypeError",
+                "precision must be one of 'fp32', 'bf16', 'fp16', 'fp8e4m3', 'fp8e5m2'"};
+    } else if (name == "saturate") {
+      if (v.kind != FieldValue::Kind::boolean) return type_error(name, "a boolean (true or false)");
+      c.format.saturate = v.boolean;
+    } else {
+      return {"TypeError", "unknown training field '" + name.substr(0, 40) +
+                               "'; valid fields: dk, seqLen, batchSize, optimizer, learningRate, "
+                               "initScale, precision, saturate, seed, scale"};
+    }
+  }
+  if (std::string msg = validate_train_config(c); !msg.empty()) return {"RangeError", msg};
+  out = c;
+  return {};
+}
+
+std::string train_schema_json() {
+  std::ostringstream os;
+  const TrainConfig d;
+  os << "[{\"name\":\"dk\",\"type\":\"int\",\"min\":" << kTrainDkMin << ",\"max\":" << kTrainDkMax
+     << ",\"default\":" << d.dk << "},"
+     << "{\"name\":\"seqLen\",\"type\":\"int\",\"min\":" << kTrainSeqLenMin
+     << ",\"max\":" << kTrainSeqLenMax << ",\"default\":" << d.seqLen << "},"
+     << "{\"name\":\"batchSize\",\"type\":\"int\",\"min\":" << kTrainBatchMin
+     << ",\"max\":" << kTrainBatchMax << ",\"default\":" << d.batchSize << "},"
+     << "{\"name\":\"optimizer\",\"type\":\"enum\",\"values\":[\"adam\",\"sgd\"],\"default\":\"adam\"},"
+     << "{\"name\":\"learningRate\",\"type\":\"number\",\"min\":" << kTrainLrMin
+     << ",\"max\":" << kTrainLrMax << ",\"default\":" << d.learningRate << "},"
+     << "{\"name\":\"initScale\",\"type\":\"number\",\"min\":" << kTrainInitScaleMin
+     << ",\"max\":" << kTrainInitScaleMax << ",\"default\":" << d.initScale << "},"
+     << "{\"name\":\"seed\",\"type\":\"int\",\"min\":0,\"max\":4294967295,\"default\":" << d.seed
+     << "},"
+     << "{\"name\":\"workCap\",\"type\":\"limit\",\"value\":" << kTrainWorkCap
+     << ",\"hint\":\"dk * seqLen * batchSize must not exceed this\"}]";
+  return os.str();
+}
+
+}  // namespace attnscale
