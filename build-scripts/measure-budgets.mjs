@@ -19,6 +19,7 @@ const out = { date: new Date().toISOString(), url: server.url, runs };
 try {
   // --- first chart + transfer: a fresh browser profile per load, so nothing is cached ---
   const firsts = [];
+  const phases = [];
   let transfer = null;
   for (let i = 0; i < runs; i++) {
     const browser = await launchBrowser();
@@ -28,6 +29,9 @@ try {
       await page.goto(server.url);
       await page.waitForFunction(() => performance.getEntriesByName('attnscale:first-chart').length > 0, null, { timeout: 60000 });
       firsts.push(await page.evaluate(() => performance.getEntriesByName('attnscale:first-chart')[0].startTime));
+      phases.push(await page.evaluate(() => Object.fromEntries(['main-start', 'engine-ready', 'first-result', 'first-chart']
+        .map((n) => [n, Math.round(performance.getEntriesByName(`attnscale:${n}`)[0]?.startTime ?? NaN)])
+        .concat([['workerBoot', Number(document.getElementById('app').dataset.engineBootMs)]]))));
       if (i === 0) {
         // Let every sweep and variant finish, then count every response of this load.
         await page.waitForFunction(() => document.getElementById('app')?.dataset.state === 'ready', null, { timeout: 60000 });
@@ -47,7 +51,7 @@ try {
       await browser.close();
     }
   }
-  out.firstChartMs = { median: round(median(firsts)), all: firsts.map((x) => round(x)), budget: 1000 };
+  out.firstChartMs = { median: round(median(firsts)), all: firsts.map((x) => round(x)), phases, budget: 1000 };
   out.transferGzipBytes = { total: transfer.totalGzipBytesExclFonts, fontsExcluded: transfer.fontGzipBytes, budget: 300 * 1024, requests: transfer.requests };
 
   // --- d_k change → screen ---
@@ -75,7 +79,10 @@ try {
               mo.disconnect();
               // The charts were updated synchronously; the next frame puts them on screen.
               const upd = Number(root.dataset.updateMs), work = Number(root.dataset.workerMs);
-              requestAnimationFrame(() => resolve({ total: performance.now() - t0, worker: work, update: upd }));
+              const [toWorker, inWorker, fromWorker, sentAt] = (root.dataset.timing ?? 'NaN,NaN,NaN,NaN').split(',').map(Number);
+              const shownAt = performance.now();
+              requestAnimationFrame(() => resolve({ total: performance.now() - t0, worker: work, update: upd, toWorker, inWorker, fromWorker,
+                beforeSend: sentAt - (performance.timeOrigin + t0), toFrame: performance.now() - shownAt }));
             }
           });
           mo.observe(root, { attributes: true, attributeFilter: ['data-result-query'] });
@@ -87,9 +94,12 @@ try {
       if (ms !== null) samples.push(ms);
     }
     const col = (k) => samples.map((x) => x[k]);
+    if (process.env.BUDGET_DEBUG) console.error(samples.map((x) => Object.values(x).map((v) => round(v)).join(" ")).join("\n"));
     out.dkChangeMs = {
       median: round(median(col('total'))), p90: round(pct(col('total'), 0.9)), max: round(Math.max(...col('total'))),
       workerComputeMedian: round(median(col('worker'))), mainThreadUpdateMedian: round(median(col('update'))),
+      messageToWorkerMedian: round(median(col('toWorker'))), messageFromWorkerMedian: round(median(col('fromWorker'))),
+      inputToSendMedian: round(median(col('beforeSend'))), resultToFrameMedian: round(median(col('toFrame'))),
       samples: samples.length, seqLen: 256, dkRange: '1..512', budget: 50,
     };
     out.engine = await page.evaluate(() => document.getElementById('engine-info')?.textContent);

@@ -1,0 +1,45 @@
+// One headless Debian chromium for a whole test file (playwright-core, no browser download).
+import { chromium } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync'];
+
+/**
+ * launchBrowser() → { browser, newPage(opts), close() }. One browser process; every page gets its
+ * own fresh context (no cookies, storage, permissions or download state shared between tests).
+ */
+export async function launchBrowser({ args = [] } = {}) {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, ...args] });
+  return {
+    browser,
+    async newPage({ width = 1280, height = 900, colorScheme = 'light', reducedMotion = 'no-preference' } = {}) {
+      const context = await browser.newContext({ viewport: { width, height }, colorScheme, reducedMotion, acceptDownloads: true });
+      const page = await context.newPage();
+      page.once('close', () => { context.close().catch(() => {}); });
+      return page;
+    },
+    async close() {
+      await browser.close();
+    },
+  };
+}
+
+/** Collect console errors and page errors of a page. */
+export function watchErrors(page) {
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  return errors;
+}
+
+/** Wait until the app has drawn a result and every sweep/variant job has finished. */
+export async function waitForApp(page, { sweeps = true, timeout = 60000 } = {}) {
+  await page.waitForFunction(() => document.getElementById('app')?.dataset.state === 'ready', null, { timeout });
+  if (sweeps) {
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-panel]')].every((p) =>
+      !p.classList.contains('is-stale') && !p.querySelector('.panel-status')?.textContent), null, { timeout, polling: 200 });
+  }
+}
+
+export const stat = (page, name) => page.locator(`[data-stat="${name}"]`).first().textContent();

@@ -1,0 +1,238 @@
+// The app: wires one state (the config) to the compute Worker, the controls and any subset of
+// the chart panels, inside whatever elements it is given. No page globals: the page, a web
+// component (Shadow DOM) or an embed each call createApp with their own elements.
+//
+// Data flows one way: control / preset / URL → state (validated against the engine's schema)
+// → Worker (run; sweep and variants only when their inputs changed) → panels.
+import { getEngineClient } from './worker-client.js';
+import { parseQuery, applyChange, serialize, keyOf, sameConfig, noticeText, schemaDefaults, PAGE_LIMITS } from './state.js';
+import { mountControls } from './controls.js';
+import { PANELS } from './panels/index.js';
+import { PRESETS } from './presets.js';
+import { h, uniquePrefix } from './dom.js';
+import { SWEEP_SCALES } from './panels/common.js';
+
+const SWEEP_OMIT = ['dk', 'scale'];
+const VARIANTS_OMIT = ['softmax', 'subtractMax'];
+
+/** Powers of two within the schema's d_k range: the sweep's x values. */
+function sweepDks(schema) {
+  const f = schema.find((x) => x.name === 'dk');
+  const lo = f?.min ?? 1, hi = f?.max ?? 4096;
+  const out = [];
+  for (let p = 1; p <= hi; p *= 2) if (p >= lo) out.push(p);
+  return out;
+}
+
+/**
+ * createApp({ root, panels: { name: element }, controls?, controlFields?, presets?, notices,
+ *             query?, onConfigChange?, presetHref?, client?, limits? }) → Promise<app>
+ */
+export async function createApp({
+  root,
+  panels: panelEls = {},
+  controls: controlsEl = null,
+  controlFields = null,
+  presets: presetsEl = null,
+  notices: noticeEl,
+  query = '',
+  onConfigChange = () => {},
+  presetHref = (chart) => `#chart-${chart}`,
+  client = getEngineClient(),
+  limits = PAGE_LIMITS,
+}) {
+  root.dataset.state = 'loading';
+  let ready;
+  try {
+    ready = await client.ready;
+  } catch (err) {
+    root.dataset.state = 'failed';
+    showNotices([`The compute engine could not start: ${err.message}`], 'error');
+    throw err;
+  }
+  performance.mark('attnscale:engine-ready');
+  if (Number.isFinite(ready.bootMs)) root.dataset.engineBootMs = ready.bootMs.toFixed(1);
+  const { schema, info } = ready;
+  const defaults = schemaDefaults(schema, limits);
+  const dks = sweepDks(schema);
+  let config;
+  let lastSweepKey = null, lastVariantsKey = null;
+  const panels = new Map();
+  let firstDrawn = false;
+
+  function showNotices(lines, kind = 'warning') {
+    if (!noticeEl || !lines.length) return;
+    const box = h('div', { class: `notice ${kind}`, role: kind === 'error' ? 'alert' : 'status' },
+      h('p', { class: 'notice-title', text: kind === 'error' ? 'Something went wrong' : 'Some values were adjusted' }),
+      h('ul', {}, lines.map((l) => h('li', { text: l }))),
+      h('button', { type: 'button', class: 'btn small', text: 'Dismiss', onclick: () => box.remove() }));
+    noticeEl.replaceChildren(box);
+  }
+
+  // --- panels ---
+  const panelCtx = (name, el) => ({
+    onDrawn() {
+      if (el.dataset.drawn !== 'true') el.dataset.drawn = 'true';
+      if (!firstDrawn) {
+        firstDrawn = true;
+        performance.mark('attnscale:first-chart');
+        root.dispatchEvent(new CustomEvent('attnscale:first-chart', { bubbles: true, composed: true }));
+      }
+    },
+  });
+  for (const [name, el] of Object.entries(panelEls)) {
+    const mod = PANELS[name];
+    if (!mod || !el) continue;
+    panels.set(name, { mod, el, api: mod.mount(el, panelCtx(name, el)) });
+  }
+  const wantsSweep = [...panels.values()].some((p) => p.mod.meta.sweep);
+  const variants = [...panels.values()].map((p) => p.mod.meta.variants).find(Boolean) ?? null;
+  const each = (method, ...args) => { for (const p of panels.values()) p.api[method]?.(...args); };
+
+  // --- compute ---
+  const session = client.openSession({
+    onRun(result, cfg) {
+      const t0 = performance.now();
+      each('update', result, cfg);
+      // Timings of the last result, for the budgets script: engine time in the Worker and the
+      // main thread's panel update time.
+      root.dataset.workerMs = result.workerMs.toFixed(1);
+      root.dataset.engineMs = (result.timeMs ?? NaN).toFixed(1);
+      root.dataset.updateMs = (performance.now() - t0).toFixed(1);
+      const tm = result.timing;
+      if (tm) root.dataset.timing = [tm.startedAt - tm.sentAt, tm.postedAt - tm.startedAt, tm.receivedAt - tm.postedAt, tm.sentAt].map((x) => x.toFixed(1)).join(',');
+      root.dataset.state = 'ready';
+      root.dataset.resultQuery = serialize(cfg, schema);
+      if (counters.runResults === 0) performance.mark('attnscale:first-result');
+      counters.runResults += 1;
+      publishCounters();
+      flushBackground();
+    },
+    onSweepPoint: (scale, p) => each('sweepPoint', scale, p),
+    onSweepDone: () => each('sweepDone'),
+    onVariantPoint: (i, p) => each('variantPoint', i, p),
+    onVariantsDone: () => each('variantsDone'),
+    onError(m) {
+      if (m.kind !== 'run') {
+        showNotices([`The ${m.kind} computation failed: ${m.message}`], 'error');
+        return;
+      }
+      // The engine is the final judge of a config. Reset the field it names (or everything).
+      const field = schema.find((f) => new RegExp(`\\b${f.name}\\b`).test(m.message));
+      const reset = field ? { [field.name]: defaults[field.name] } : defaults;
+      showNotices([`The engine rejected the setting (${m.message}); ${field ? `${field.name} reset to ${defaults[field.name]}` : 'all settings reset to their defaults'}.`]);
+      set(reset, { force: true });
+    },
+  });
+
+  // Observable counters (data-* on the root) so tests can check coalescing and sweep reuse.
+  const counters = { runRequests: 0, runResults: 0, sweepRequests: 0, variantRequests: 0 };
+  const publishCounters = () => {
+    for (const [k, v] of Object.entries(counters)) root.dataset[k] = String(v);
+  };
+
+  // Background jobs (sweeps, variants) are sent once the foreground result for the same change
+  // is on screen: they never compete with the answer to a slider move.
+  let backgroundDue = false;
+  function flushBackground() {
+    if (!backgroundDue || session.busy) return;
+    backgroundDue = false;
+    if (wantsSweep) {
+      const k = keyOf(config, schema, SWEEP_OMIT);
+      if (k !== lastSweepKey) {
+        lastSweepKey = k;
+        const cfg = { ...config };
+        for (const o of SWEEP_OMIT) delete cfg[o];
+        each('sweepReset', dks.length * SWEEP_SCALES.length);
+        session.sweep(cfg, dks, SWEEP_SCALES);
+        counters.sweepRequests += 1;
+      }
+    }
+    if (variants) {
+      const k = keyOf(config, schema, VARIANTS_OMIT);
+      if (k !== lastVariantsKey) {
+        lastVariantsKey = k;
+        each('variantsReset');
+        session.variants(config, variants);
+        counters.variantRequests += 1;
+      }
+    }
+    publishCounters();
+  }
+
+  function compute() {
+    counters.runRequests += 1;
+    session.run(config);
+    backgroundDue = true;
+    publishCounters();
+  }
+
+  // --- state ---
+  let controls = null;
+  let presetButtons = [];
+  let presetNote = null;
+  function set(partial, { force = false, base = config } = {}) {
+    const { config: next, notices } = applyChange(base, partial, schema, limits);
+    if (notices.length) showNotices(notices.map(noticeText));
+    if (!force && config && sameConfig(next, config, schema)) { controls?.update(config); return; }
+    config = next;
+    controls?.update(config);
+    markPreset();
+    onConfigChange(config, serialize(config, schema));
+    compute();
+  }
+
+  function setQuery(q) {
+    const { config: next, notices } = parseQuery(q, schema, { limits });
+    showNotices(notices.map(noticeText));
+    set(next, { base: defaults, force: !config });
+  }
+
+  // --- controls & presets ---
+  const idPrefix = uniquePrefix();
+  if (controlsEl) {
+    controls = mountControls(controlsEl, { schema, limits, idPrefix, fields: controlFields, onChange: (p) => set(p) });
+  }
+  if (presetsEl) {
+    const list = h('ol', { class: 'preset-list' });
+    presetNote = h('p', { class: 'preset-note', 'aria-live': 'polite' });
+    presetButtons = PRESETS.map((p, i) => {
+      const b = h('button', {
+        type: 'button', class: 'btn preset', 'aria-pressed': 'false', 'data-preset': p.id,
+        onclick: () => {
+          set(p.set, { base: defaults });
+          presetNote.replaceChildren(h('strong', { text: `Step ${i + 1}: ` }), p.note, ' ',
+            h('a', { href: presetHref(p.chart), text: 'See the chart' }));
+        },
+      }, h('span', { class: 'preset-num', text: String(i + 1) }), h('span', { text: p.title }));
+      list.append(h('li', {}, b));
+      return b;
+    });
+    presetsEl.append(list, presetNote);
+  }
+  function markPreset() {
+    PRESETS.forEach((p, i) => {
+      const b = presetButtons[i];
+      if (!b) return;
+      const { config: pc } = applyChange(defaults, p.set, schema, limits);
+      b.setAttribute('aria-pressed', String(sameConfig(pc, config, schema)));
+    });
+  }
+
+  setQuery(query);
+
+  return {
+    info,
+    schema,
+    get config() { return { ...config }; },
+    set,
+    setQuery,
+    /** Repaint every chart (after a theme change). */
+    redraw: () => each('redraw'),
+    destroy() {
+      session.close();
+      each('destroy');
+      controls?.destroy();
+    },
+  };
+}

@@ -1,0 +1,29 @@
+// Downsampling of the T×T attention matrix for display. Pure, no DOM (runs in the Worker).
+//
+// For T above `maxSide`, each displayed cell covers a block of b×b weights (b = ceil(T / maxSide))
+// and shows the LARGEST weight in its block, so a sharp (saturated) attention pattern stays
+// visible. A block containing any NaN/±inf weight is NaN: "non-finite" wins over every value.
+
+export function downsampleAttention(attention, T, maxSide = 256) {
+  const b = Math.max(1, Math.ceil(T / maxSide));
+  const n = Math.ceil(T / b);
+  const out = new Float32Array(n * n);
+  if (b === 1) {
+    out.set(attention.subarray(0, T * T));
+    return { side: n, block: 1, data: out };
+  }
+  out.fill(-Infinity);
+  for (let i = 0; i < T; i++) {
+    const row = (i / b) | 0;
+    const base = i * T;
+    for (let j = 0; j < T; j++) {
+      const v = attention[base + j];
+      const o = row * n + ((j / b) | 0);
+      const cur = out[o];
+      if (cur !== cur) continue; // already NaN
+      if (!Number.isFinite(v)) out[o] = NaN;
+      else if (v > cur) out[o] = v;
+    }
+  }
+  return { side: n, block: b, data: out };
+}

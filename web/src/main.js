@@ -1,0 +1,16 @@
+// Entry of the page. The compute Worker (fetching and compiling the wasm engine) starts first;
+// the rest of the page code (charts, controls) downloads and parses while it boots.
+import 'katex/dist/katex.min.css';
+import 'virtual:attnscale-katex.css'; // KaTeX box sizes, as classes (strict CSP: no style attributes)
+import './styles/panels.css';
+import './styles/page.css';
+import { getEngineClient } from './worker-client.js';
+import { applyStoredTheme } from './theme.js';
+
+performance.mark('attnscale:main-start');
+getEngineClient();
+applyStoredTheme();
+// On a narrow screen the settings start folded, so the story and the charts come first.
+const settings = document.getElementById('settings');
+if (settings && matchMedia('(max-width: 900px)').matches) settings.open = false;
+import('./page.js');

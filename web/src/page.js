@@ -1,0 +1,29 @@
+// The full page: theme, the app mounted in the page's own elements, the URL kept in sync.
+// Loaded by main.js once the compute Worker is on its way.
+import { createApp } from './app.js';
+import { initTheme } from './theme.js';
+
+let app = null;
+initTheme(document.getElementById('theme-toggle'), () => app?.redraw());
+
+const panels = {};
+for (const el of document.querySelectorAll('[data-panel]')) panels[el.dataset.panel] = el;
+
+try {
+  app = await createApp({
+    root: document.getElementById('app'),
+    panels,
+    controls: document.getElementById('controls'),
+    presets: document.getElementById('presets'),
+    notices: document.getElementById('notices'),
+    query: location.search,
+    onConfigChange: (config, query) => history.replaceState(history.state, '', `?${query}${location.hash}`),
+  });
+  const info = document.getElementById('engine-info');
+  if (info) info.textContent = `Engine ${app.info.version} (${app.info.simd ? 'WebAssembly SIMD' : 'WebAssembly, scalar fallback'}, ${app.info.arch}).`;
+  // The URL is the state: a pasted link (or back/forward to one) re-applies it.
+  window.addEventListener('popstate', () => app.setQuery(location.search));
+} catch (err) {
+  // createApp already showed the notice; keep the page (and its text) usable.
+  console.warn(err);
+}

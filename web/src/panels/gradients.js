@@ -1,0 +1,171 @@
+// Chart 4 — gradient health. Three views:
+//  (a) per-row softmax Jacobian norm vs d_k: median (solid) and mean (dashed), three scalings;
+//  (b) RMS gradient reaching Q and K vs d_k, three scalings;
+//  (c) every row of the current setting, sorted by its Jacobian norm, with the mean and median:
+//      the honest view — a mean can sit well above what most rows get.
+import { panelFrame, createChart, log2Axis, logYAxis, axis, drawVLine, drawDot, createSweepStore, gapText, SWEEP_SCALES, SCALE_NAMES, scaleColorKey, alpha } from './common.js';
+import { uPlot } from './common.js';
+import { fmt } from '../format.js';
+
+export const meta = { name: 'gradients', title: 'Gradient health', sweep: true };
+
+export function mount(el, ctx = {}) {
+  const store = createSweepStore(SWEEP_SCALES);
+  let cfg = null, result = null, total = 0, sorted = null;
+  const frame = panelFrame(el, {
+    name: 'gradients',
+    title: 'Gradient health',
+    description: 'How much gradient gets through the softmax: the norm of its Jacobian per row, and the gradient that reaches Q and K.',
+    legend: [
+      ...SWEEP_SCALES.map((s) => ({ color: `c-${s}`, label: SCALE_NAMES[s] })),
+      { color: 'fg', label: 'median row / ∂L/∂Q' },
+      { color: 'fg', label: 'mean row / ∂L/∂K', dash: 'dashed' },
+      { color: 'c-current', label: 'current d_k (dot: current value)', dash: 'dotted' },
+    ],
+    readouts: [
+      { stat: 'jacobianNormMedian', label: 'Jacobian norm, median row' },
+      { stat: 'jacobianNormMean', label: 'Jacobian norm, mean' },
+      { stat: 'saturatedFraction', label: 'saturated rows' },
+      { stat: 'gradNormQ', label: 'RMS ∂L/∂Q' },
+      { stat: 'gradNormK', label: 'RMS ∂L/∂K' },
+    ],
+    exports: {
+      png: () => [{ u: jac.u, title: 'Softmax Jacobian norm per row vs d_k' }, { u: grad.u, title: 'RMS gradient to Q and K vs d_k' }, { u: rows.u, title: 'Rows of the current setting, sorted' }],
+      csv: () => {
+        const out = [['scale', 'dk', 'jacobianNormMedian', 'jacobianNormMean', 'saturatedFraction', 'gradNormQ', 'gradNormK']];
+        for (const [s, p] of store.points()) out.push([s, p.dk, p.jacobianNormMedian, p.jacobianNormMean, p.saturatedFraction, p.gradNormQ, p.gradNormK]);
+        if (result) {
+          out.push([]);
+          out.push(['row', 'rowJacobianNorm', 'rowEntropy', 'rowMaxWeight']);
+          for (let i = 0; i < result.rowJacobianNorm.length; i++) out.push([i, result.rowJacobianNorm[i], result.rowEntropy[i], result.rowMaxWeight[i]]);
+        }
+        return { rows: out };
+      },
+    },
+  });
+
+  const sweepSeries = (a, b) => {
+    const s = [{}];
+    for (const k of SWEEP_SCALES) s.push({ label: `${k} ${a}`, stroke: (u) => u.pal[k], width: 2, points: { show: true, size: 5, fill: (u) => u.pal[k] } });
+    for (const k of SWEEP_SCALES) s.push({ label: `${k} ${b}`, stroke: (u) => u.pal[k], width: 1.5, dash: [7, 4], points: { show: false } });
+    return s;
+  };
+  const empty = (n) => [[1, 4096], ...Array.from({ length: n }, () => [null, null])];
+  const marker = (field) => (u) => {
+    if (!cfg || !result) return;
+    drawVLine(u, cfg.dk, { color: u.pal.current, dash: [2, 3], label: `d_k = ${cfg.dk}` });
+    drawDot(u, cfg.dk, result[field], { color: u.pal[scaleColorKey(cfg.scale)] });
+    if (store.count()) ctx.onDrawn?.('gradients');
+  };
+
+  const sub = (title) => { const d = document.createElement('h4'); d.className = 'subchart'; d.textContent = title; frame.body.append(d); };
+  sub('Softmax Jacobian norm per row vs d_k (median solid, mean dashed)');
+  const jac = createChart(frame.body, {
+    label: 'Median and mean softmax Jacobian norm per row against d_k for three scalings',
+    aspect: 0.45,
+    makeOpts: () => ({ scales: { x: { time: false, distr: 3, log: 2 }, y: { distr: 3, log: 10 } }, axes: [log2Axis('d_k'), logYAxis('‖J‖ per row')], series: sweepSeries('median', 'mean') }),
+    data: empty(6),
+    onDraw: marker('jacobianNormMedian'),
+  });
+  sub('RMS gradient reaching Q (solid) and K (dashed) vs d_k');
+  const grad = createChart(frame.body, {
+    label: 'Root-mean-square gradient to Q and to K against d_k for three scalings',
+    aspect: 0.45,
+    makeOpts: () => ({ scales: { x: { time: false, distr: 3, log: 2 }, y: { distr: 3, log: 10 } }, axes: [log2Axis('d_k'), logYAxis('RMS gradient')], series: sweepSeries('dL/dQ', 'dL/dK') }),
+    data: empty(6),
+    onDraw: marker('gradNormQ'),
+  });
+  sub('Every row of the current setting, sorted by its Jacobian norm');
+  const rows = createChart(frame.body, {
+    label: 'Jacobian norm of every query row of the current setting, sorted, with mean and median',
+    aspect: 0.4,
+    makeOpts: () => ({
+      scales: { x: { time: false }, y: { range: (u, lo, hi) => [0, Math.max(hi, 1e-6) * 1.08] } },
+      axes: [axis({ label: 'rows, sorted (fraction)', values: (u, s) => s.map((v) => (v == null ? '' : fmt(v, 2))) }), axis({ label: '‖J‖ of the row', size: 56, values: (u, s) => s.map((v) => (v == null ? '' : fmt(v, 2))) })],
+      series: [
+        {},
+        { label: 'row', stroke: (u) => u.pal[cfg ? scaleColorKey(cfg.scale) : 'sqrt'], fill: (u) => alpha(u.pal[cfg ? scaleColorKey(cfg.scale) : 'sqrt'], 0.2), width: 2, paths: uPlot.paths.stepped({ align: 1 }), points: { show: false } },
+        { label: 'mean', stroke: (u) => u.pal.fg, width: 1.5, dash: [7, 4], points: { show: false } },
+        { label: 'median', stroke: (u) => u.pal.fg, width: 1.5, points: { show: false } },
+      ],
+    }),
+    data: [[0, 1], [null, null], [null, null], [null, null]],
+    onDraw: (u) => {
+      if (!result) return;
+      const { ctx: c, bbox } = u;
+      if (!Number.isFinite(result.jacobianNormMean)) {
+        c.save();
+        c.fillStyle = u.pal.muted;
+        c.font = `${12 * devicePixelRatio}px system-ui, sans-serif`;
+        c.textAlign = 'center';
+        c.textBaseline = 'middle';
+        c.fillText('NaN or infinite weights: no Jacobian to show', bbox.left + bbox.width / 2, bbox.top + bbox.height / 2);
+        c.restore();
+        return;
+      }
+      c.save();
+      c.fillStyle = u.pal.fg;
+      c.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
+      c.textBaseline = 'bottom';
+      const yMean = u.valToPos(result.jacobianNormMean, 'y', true);
+      const yMed = u.valToPos(result.jacobianNormMedian, 'y', true);
+      // Labels at the left end, clear of the axis: mean above its line, median below its own.
+      const x = bbox.left + 8 * devicePixelRatio;
+      c.textAlign = 'left';
+      const above = yMean <= yMed;
+      c.textBaseline = above ? 'bottom' : 'top';
+      c.fillText(`mean ${fmt(result.jacobianNormMean, 3)}`, x, above ? Math.max(bbox.top + 14 * devicePixelRatio, yMean - 3 * devicePixelRatio) : yMean + 3 * devicePixelRatio);
+      c.textBaseline = above ? 'top' : 'bottom';
+      c.fillText(`median ${fmt(result.jacobianNormMedian, 3)}`, x, above ? Math.min(bbox.top + bbox.height - 14 * devicePixelRatio, yMed + 3 * devicePixelRatio) : yMed - 3 * devicePixelRatio);
+      c.restore();
+    },
+  });
+
+  function drawSweeps() {
+    const dks = store.dks();
+    if (!dks.length) return;
+    const a = [dks], b = [dks];
+    for (const s of SWEEP_SCALES) a.push(store.column(s, dks, (p) => p.jacobianNormMedian, { positive: true }));
+    for (const s of SWEEP_SCALES) a.push(store.column(s, dks, (p) => p.jacobianNormMean, { positive: true }));
+    for (const s of SWEEP_SCALES) b.push(store.column(s, dks, (p) => p.gradNormQ, { positive: true }));
+    for (const s of SWEEP_SCALES) b.push(store.column(s, dks, (p) => p.gradNormK, { positive: true }));
+    jac.setData(a);
+    grad.setData(b);
+    frame.gaps.textContent = gapText(store.nonFiniteScales((p) => p.jacobianNormMedian));
+  }
+
+  function progress() {
+    const n = store.stale ? 0 : store.count();
+    frame.status.textContent = n < total ? `Sweep: ${n} of ${total} points computed…` : '';
+    el.classList.toggle('is-stale', store.stale);
+  }
+
+  return {
+    update(r, c) {
+      result = r;
+      cfg = c;
+      frame.setStats(r);
+      const T = r.rowJacobianNorm.length;
+      sorted = Float64Array.from(r.rowJacobianNorm, (v) => (Number.isFinite(v) ? v : 0)).sort();
+      const xs = Array.from({ length: T + 1 }, (_, i) => i / T);
+      const ys = [...sorted, sorted[T - 1] ?? 0];
+      rows.setData([xs, ys, xs.map(() => r.jacobianNormMean), xs.map(() => r.jacobianNormMedian)]);
+      const below = sorted.filter((v) => v < r.jacobianNormMean).length;
+      if (!Number.isFinite(r.jacobianNormMean)) {
+        frame.caption.textContent = 'Current setting: the weights contain NaN or infinite values, so the Jacobian norms are undefined (non-finite rows are drawn as 0; see the precision panel).';
+        jac.redraw();
+        grad.redraw();
+        return;
+      }
+      frame.caption.textContent = `Current setting: ${below} of ${T} rows (${fmt((100 * below) / T, 3)}%) have a Jacobian norm below the mean ${fmt(r.jacobianNormMean, 3)}; `
+        + `the median row has ${fmt(r.jacobianNormMedian, 3)}. ${fmt(100 * r.saturatedFraction, 3)}% of rows are saturated.`;
+      jac.redraw();
+      grad.redraw();
+    },
+    sweepReset(n) { total = n; store.reset(); progress(); },
+    sweepPoint(scale, p) { store.add(scale, p); drawSweeps(); progress(); },
+    sweepDone() { progress(); },
+    redraw: () => { jac.redraw(); grad.redraw(); rows.redraw(); },
+    destroy: () => { jac.destroy(); grad.destroy(); rows.destroy(); },
+  };
+}

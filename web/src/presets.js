@@ -1,0 +1,55 @@
+// The story, step by step. Each preset is the schema defaults plus a few overrides (so a step
+// always means the same thing whatever was set before), a title, a one-line note of what to look
+// at, and the chart that shows it. Pure data.
+
+export const PRESETS = Object.freeze([
+  {
+    id: 'baseline',
+    title: 'i.i.d. baseline',
+    set: {},
+    note: 'Components of q and k are independent N(0, 1) and the logits are scaled by 1/√d_k: their spread stays near 1 at every d_k.',
+    chart: 'sigma',
+  },
+  {
+    id: 'unscaled',
+    title: 'd_k = 128, unscaled',
+    set: { dk: 128, scale: 'none' },
+    note: 'Without the scale the logits spread by about √128 ≈ 11: a typical row hands most of its weight to a single key and the entropy falls far below ln T.',
+    chart: 'spread',
+  },
+  {
+    id: 'overscaled',
+    title: 'Over-scaled by 1/d_k',
+    set: { dk: 128, scale: 'linear' },
+    note: 'Dividing by d_k instead of √d_k shrinks the logits far below 1: attention becomes nearly uniform and its entropy sits at the ln T ceiling.',
+    chart: 'entropy',
+  },
+  {
+    id: 'correlated',
+    title: 'Broken assumption',
+    set: { dk: 128, mean: 0.5, correlation: 0.5 },
+    note: 'With a non-zero mean and correlated q and k, the spread after 1/√d_k settles above 1 and each token’s score with itself stands out: the √d_k rule rests on the i.i.d. assumption.',
+    chart: 'sigma',
+  },
+  {
+    id: 'fp16-overflow',
+    title: 'fp16 overflow, no max subtraction',
+    set: { dk: 128, scale: 'none', precision: 'fp16', subtractMax: false },
+    note: 'Logits above ln(65504) ≈ 11.1 overflow exp() in fp16: infinities appear, then NaN weights (inf/inf).',
+    chart: 'precision',
+  },
+  {
+    id: 'fp16-fixed',
+    title: 'The fix: subtract the max',
+    set: { dk: 128, scale: 'none', precision: 'fp16', subtractMax: true },
+    note: 'Subtracting each row’s maximum first makes every exponent ≤ 0, so exp() cannot overflow; the weights are the same function.',
+    chart: 'precision',
+  },
+  {
+    id: 'online',
+    title: 'Streaming (online) softmax',
+    set: { dk: 128, scale: 'none', precision: 'fp16', softmax: 'online', blockSize: 64 },
+    note: 'The online softmax keeps a running maximum over blocks of keys, as FlashAttention does; it matches the two-pass result to rounding.',
+    chart: 'precision',
+  },
+]);

@@ -1,0 +1,154 @@
+// Client of the compute Workers, shared by every session in this JS realm: the page, and later
+// several embedded components, each open their own session.
+//
+// Two Workers, one engine each: a foreground one for the current setting, a background one for
+// sweeps and variants. A sweep point at large T and d_k can take seconds; with its own Worker it
+// never delays the answer to a slider move (and the two use both cores).
+//
+// Coalescing: a session has at most one run in flight. While one is computing, newer requests
+// overwrite a single pending slot; when the result arrives it is delivered (the screen follows
+// the drag) and the pending config is sent. So a slider drag never queues up stale work.
+// Background jobs (sweeps, variants) are latest-wins too: a new one cancels the previous one.
+
+let shared = null;
+
+const defaultWorker = () => new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+
+/** The shared client (created on first use). `createWorker` lets a build supply its own Worker. */
+export function getEngineClient({ createWorker = defaultWorker, background = true } = {}) {
+  if (!shared) shared = createEngineClient(createWorker(), background ? createWorker : null);
+  return shared;
+}
+
+function readyOf(worker) {
+  return new Promise((resolve, reject) => {
+    worker.addEventListener('message', (e) => {
+      if (e.data?.type === 'ready') resolve({ info: e.data.info, schema: e.data.schema, defaults: e.data.defaults, bootMs: e.data.bootMs });
+      else if (e.data?.type === 'fatal') reject(new Error(e.data.message));
+    });
+    worker.addEventListener('error', (e) => reject(new Error(e.message || 'the compute worker failed to start')));
+  });
+}
+
+/**
+ * createEngineClient(fgWorker, createBackground?) — the background Worker is created only after
+ * the foreground one has delivered its first result, so the two do not compete for the CPU
+ * while the page draws its first chart; background messages sent before that are queued.
+ */
+export function createEngineClient(fg, createBackground = null) {
+  const sessions = new Map();
+  let nextSession = 1;
+  const ready = readyOf(fg);
+  const route = (e) => {
+    const m = e.data;
+    if (m && m.session !== undefined) sessions.get(m.session)?.receive(m);
+  };
+  fg.addEventListener('message', route);
+  let bgWorker = createBackground ? null : fg;
+  const queued = [];
+  const back = {
+    postMessage(m) {
+      if (bgWorker) bgWorker.postMessage(m);
+      else queued.push(m);
+    },
+  };
+  function startBackground() {
+    if (bgWorker) return;
+    bgWorker = createBackground();
+    bgWorker.addEventListener('message', route);
+    const fail = (message) => { for (const sess of sessions.values()) sess.fail('sweep', message); };
+    bgWorker.addEventListener('error', (e) => fail(e.message || 'the background compute worker failed'));
+    bgWorker.addEventListener('message', (e) => { if (e.data?.type === 'fatal') fail(e.data.message); });
+    for (const m of queued.splice(0)) bgWorker.postMessage(m);
+  }
+  fg.addEventListener('message', (e) => {
+    if (e.data?.type === 'run' || e.data?.type === 'error') startBackground();
+  });
+  ready.catch(() => {});
+
+  function openSession(handlers = {}) {
+    const id = nextSession++;
+    let seq = 0;
+    let inFlight = null; // { id, cfg }
+    let pending = null; // cfg
+    const jobIds = { sweep: 0, variants: 0 };
+    const h = { onRun() {}, onSweepPoint() {}, onSweepDone() {}, onVariantPoint() {}, onVariantsDone() {}, onError() {}, ...handlers };
+
+    const sendRun = (cfg) => {
+      inFlight = { id: ++seq, cfg };
+      fg.postMessage({ type: 'run', session: id, id: inFlight.id, cfg, sentAt: performance.timeOrigin + performance.now() });
+    };
+
+    const session = {
+      id,
+      /** Request a run; coalesced (latest wins) while one is in flight. */
+      run(cfg) {
+        if (inFlight) pending = cfg;
+        else sendRun(cfg);
+      },
+      /** A run is computing or waiting to be sent. */
+      get busy() { return inFlight !== null || pending !== null; },
+      sweep(cfg, dks, scales) {
+        const jid = ++seq;
+        jobIds.sweep = jid;
+        back.postMessage({ type: 'sweep', session: id, id: jid, cfg, dks: Array.from(dks), scales });
+        return jid;
+      },
+      variants(cfg, variants) {
+        const jid = ++seq;
+        jobIds.variants = jid;
+        back.postMessage({ type: 'variants', session: id, id: jid, cfg, variants });
+        return jid;
+      },
+      cancel(kind) {
+        jobIds[kind] = -1;
+        back.postMessage({ type: 'cancel', session: id, kind });
+      },
+      close() {
+        fg.postMessage({ type: 'close', session: id });
+        if (bgWorker !== fg) back.postMessage({ type: 'close', session: id });
+        sessions.delete(id);
+      },
+      fail(kind, message) { h.onError({ type: 'error', session: id, kind, name: 'Error', message }); },
+      receive(m) {
+        switch (m.type) {
+          case 'run':
+            if (m.result?.timing) m.result.timing.receivedAt = performance.timeOrigin + performance.now();
+          // falls through
+          case 'error':
+            if (m.type === 'error' && m.kind !== 'run') {
+              if (m.id === jobIds[m.kind]) h.onError(m);
+              return;
+            }
+            if (!inFlight || m.id !== inFlight.id) return;
+            inFlight = null;
+            if (m.type === 'run') h.onRun(m.result, m.cfg);
+            else h.onError(m);
+            if (pending) {
+              const cfg = pending;
+              pending = null;
+              sendRun(cfg);
+            }
+            return;
+          case 'sweepPoint':
+            if (m.id === jobIds.sweep) h.onSweepPoint(m.scale, m.point, m.id);
+            return;
+          case 'sweepDone':
+            if (m.id === jobIds.sweep) h.onSweepDone(m.id);
+            return;
+          case 'variantPoint':
+            if (m.id === jobIds.variants) h.onVariantPoint(m.index, m.point, m.id);
+            return;
+          case 'variantsDone':
+            if (m.id === jobIds.variants) h.onVariantsDone(m.id);
+            return;
+          default:
+        }
+      },
+    };
+    sessions.set(id, session);
+    return session;
+  }
+
+  return { ready, openSession, get workers() { return [fg, bgWorker].filter((w, i, a) => w && a.indexOf(w) === i); } };
+}
