@@ -7,6 +7,17 @@
 
 namespace attnscale {
 
+std::string format_number(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  char buf[64];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
 namespace {
 
 constexpr double kMaxSeed = 4294967295.0;
@@ -39,20 +50,6 @@ const std::vector<FieldSpec> kSchema = {
     {"seed", FieldType::integer, 0, kMaxSeed, false, "", "1", "seed",
      "Random seed of the sampled Q, K, V and upstream gradient."},
 };
-
-std::string format_number(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  // Shortest form that round-trips, for readable messages ("0.5", not "0.50000000000000000").
-  for (int precision = 1; precision <= 17; ++precision) {
-    char shortBuf[64];
-    std::snprintf(shortBuf, sizeof shortBuf, "%.*g", precision, v);
-    if (std::strtod(shortBuf, nullptr) == v) return shortBuf;
-  }
-  return buf;
-}
 
 std::string describe(const FieldValue& v) {
   switch (v.kind) {
@@ -261,6 +258,7 @@ std::string config_schema_json() {
     if (f.type == FieldType::integer || f.type == FieldType::number || f.type == FieldType::scale) {
       out += ",\"min\":" + format_number(f.min) + ",\"max\":" + format_number(f.max);
       out += std::string(",\"minExclusive\":") + (f.minExclusive ? "true" : "false");
+      if (std::string_view(f.name) == "blockSize") out += ",\"maxField\":\"seqLen\"";  // ≤ seqLen
     }
     if (f.type == FieldType::enumeration || f.type == FieldType::scale) {
       out += ",\"values\":[";

@@ -78,4 +78,8 @@ ConfigError validate_config(const Config& c);
 
 std::string config_to_json(const Config& c);
 
+// Shortest text that reads back as the same double ("0.5", "1e+06", "NaN", "Infinity"): for
+// error messages and JSON, without pulling iostreams (and their locale tables) into the wasm.
+std::string format_number(double v);
+
 }  // namespace attnscale

@@ -1,9 +1,10 @@
 // Trainer: the copies, the optimizers and the config validation (see train.hpp).
 #include "train/train.hpp"
 
+#include "config/config.hpp"
+
 #include <cmath>
 #include <cstring>
-#include <sstream>
 
 #include "simd/batch.hpp"
 #include "train/model.hpp"
@@ -74,35 +75,36 @@ bool finite_in(double x, double lo, double hi) { return std::isfinite(x) && x >=
 }  // namespace
 
 std::string validate_train_config(const TrainConfig& c) {
-  std::ostringstream os;
+  auto n = [](double x) { return format_number(x); };
+  const long long work = static_cast<long long>(c.dk) * c.seqLen * c.batchSize;
   if (c.dk < kTrainDkMin || c.dk > kTrainDkMax)
-    os << "dk must be an integer in [" << kTrainDkMin << ", " << kTrainDkMax << "], got " << c.dk;
-  else if (c.seqLen < kTrainSeqLenMin || c.seqLen > kTrainSeqLenMax)
-    os << "seqLen must be an integer in [" << kTrainSeqLenMin << ", " << kTrainSeqLenMax
-       << "] for training, got " << c.seqLen;
-  else if (c.batchSize < kTrainBatchMin || c.batchSize > kTrainBatchMax)
-    os << "batchSize must be an integer in [" << kTrainBatchMin << ", " << kTrainBatchMax
-       << "], got " << c.batchSize;
-  else if (static_cast<long long>(c.dk) * c.seqLen * c.batchSize > kTrainWorkCap)
-    os << "dk must satisfy dk * seqLen * batchSize <= " << kTrainWorkCap
-       << " (training cost cap), got " << c.dk << " * " << c.seqLen << " * " << c.batchSize << " = "
-       << static_cast<long long>(c.dk) * c.seqLen * c.batchSize;
-  else if (c.optimizer != Optimizer::sgd && c.optimizer != Optimizer::adam)
-    os << "optimizer must be 'adam' or 'sgd'";
-  else if (!finite_in(c.learningRate, kTrainLrMin, kTrainLrMax))
-    os << "learningRate must be a finite number in [" << kTrainLrMin << ", " << kTrainLrMax
-       << "], got " << c.learningRate;
-  else if (!finite_in(c.initScale, kTrainInitScaleMin, kTrainInitScaleMax))
-    os << "initScale must be a finite number in [" << kTrainInitScaleMin << ", "
-       << kTrainInitScaleMax << "], got " << c.initScale;
-  else if (static_cast<int>(c.format.precision) < 0 ||
-           static_cast<int>(c.format.precision) > static_cast<int>(Precision::fp8e5m2))
-    os << "precision must be one of fp32, bf16, fp16, fp8e4m3, fp8e5m2";
-  else if (c.hasCustom && !(std::isfinite(c.customScale) && c.customScale > 0.0 &&
-                            c.customScale <= kTrainCustomScaleMax))
-    os << "scale must be a finite number in (0, " << kTrainCustomScaleMax << "], got "
-       << c.customScale;
-  return os.str();
+    return "dk must be an integer in [" + n(kTrainDkMin) + ", " + n(kTrainDkMax) + "], got " + n(c.dk);
+  if (c.seqLen < kTrainSeqLenMin || c.seqLen > kTrainSeqLenMax)
+    return "seqLen must be an integer in [" + n(kTrainSeqLenMin) + ", " + n(kTrainSeqLenMax) +
+           "] for training, got " + n(c.seqLen);
+  if (c.batchSize < kTrainBatchMin || c.batchSize > kTrainBatchMax)
+    return "batchSize must be an integer in [" + n(kTrainBatchMin) + ", " + n(kTrainBatchMax) +
+           "], got " + n(c.batchSize);
+  if (work > kTrainWorkCap)
+    return "dk must satisfy dk * seqLen * batchSize <= " + n(static_cast<double>(kTrainWorkCap)) +
+           " (training cost cap), got " + n(c.dk) + " * " + n(c.seqLen) + " * " + n(c.batchSize) +
+           " = " + n(static_cast<double>(work));
+  if (c.optimizer != Optimizer::sgd && c.optimizer != Optimizer::adam)
+    return "optimizer must be 'adam' or 'sgd'";
+  if (!finite_in(c.learningRate, kTrainLrMin, kTrainLrMax))
+    return "learningRate must be a finite number in [" + n(kTrainLrMin) + ", " + n(kTrainLrMax) +
+           "], got " + n(c.learningRate);
+  if (!finite_in(c.initScale, kTrainInitScaleMin, kTrainInitScaleMax))
+    return "initScale must be a finite number in [" + n(kTrainInitScaleMin) + ", " +
+           n(kTrainInitScaleMax) + "], got " + n(c.initScale);
+  if (static_cast<int>(c.format.precision) < 0 ||
+      static_cast<int>(c.format.precision) > static_cast<int>(Precision::fp8e5m2))
+    return "precision must be one of fp32, bf16, fp16, fp8e4m3, fp8e5m2";
+  if (c.hasCustom && !(std::isfinite(c.customScale) && c.customScale > 0.0 &&
+                       c.customScale <= kTrainCustomScaleMax))
+    return "scale must be a finite number in (0, " + n(kTrainCustomScaleMax) + "], got " +
+           n(c.customScale);
+  return "";
 }
 
 const char* copy_name(Copy c) {

@@ -1,7 +1,6 @@
 #include "train/train_config_parse.hpp"
 
 #include <cmath>
-#include <sstream>
 
 namespace attnscale {
 
@@ -31,20 +30,14 @@ ConfigError parse_train_config(const FieldMap& fields, TrainConfig& out) {
         TrainConfig probe;
         (name == "dk" ? probe.dk : name == "seqLen" ? probe.seqLen : probe.batchSize) = -1;
         std::string msg = validate_train_config(probe);
-        msg = msg.substr(0, msg.rfind("got ")) + "got " + (std::isnan(x) ? std::string("NaN") : [&] {
-          std::ostringstream os;
-          os << x;
-          return os.str();
-        }());
+        msg = msg.substr(0, msg.rfind("got ")) + "got " + format_number(x);
         return {"RangeError", msg};
       }
       (name == "dk" ? c.dk : name == "seqLen" ? c.seqLen : c.batchSize) = value;
     } else if (name == "seed") {
       if (!number) return type_error(name, "an integer in [0, 4294967295]");
       if (!is_integer(v) || v.number < 0 || v.number > 4294967295.0) {
-        std::ostringstream os;
-        os << "seed must be an integer in [0, 4294967295], got " << v.number;
-        return {"RangeError", os.str()};
+        return {"RangeError", "seed must be an integer in [0, 4294967295], got " + format_number(v.number)};
       }
       c.seed = static_cast<std::uint32_t>(v.number);
     } else if (name == "learningRate" || name == "initScale" || name == "scale") {
@@ -78,24 +71,21 @@ ConfigError parse_train_config(const FieldMap& fields, TrainConfig& out) {
 }
 
 std::string train_schema_json() {
-  std::ostringstream os;
   const TrainConfig d;
-  os << "[{\"name\":\"dk\",\"type\":\"int\",\"min\":" << kTrainDkMin << ",\"max\":" << kTrainDkMax
-     << ",\"default\":" << d.dk << "},"
-     << "{\"name\":\"seqLen\",\"type\":\"int\",\"min\":" << kTrainSeqLenMin
-     << ",\"max\":" << kTrainSeqLenMax << ",\"default\":" << d.seqLen << "},"
-     << "{\"name\":\"batchSize\",\"type\":\"int\",\"min\":" << kTrainBatchMin
-     << ",\"max\":" << kTrainBatchMax << ",\"default\":" << d.batchSize << "},"
-     << "{\"name\":\"optimizer\",\"type\":\"enum\",\"values\":[\"adam\",\"sgd\"],\"default\":\"adam\"},"
-     << "{\"name\":\"learningRate\",\"type\":\"number\",\"min\":" << kTrainLrMin
-     << ",\"max\":" << kTrainLrMax << ",\"default\":" << d.learningRate << "},"
-     << "{\"name\":\"initScale\",\"type\":\"number\",\"min\":" << kTrainInitScaleMin
-     << ",\"max\":" << kTrainInitScaleMax << ",\"default\":" << d.initScale << "},"
-     << "{\"name\":\"seed\",\"type\":\"int\",\"min\":0,\"max\":4294967295,\"default\":" << d.seed
-     << "},"
-     << "{\"name\":\"workCap\",\"type\":\"limit\",\"value\":" << kTrainWorkCap
-     << ",\"hint\":\"dk * seqLen * batchSize must not exceed this\"}]";
-  return os.str();
+  auto n = [](double x) { return format_number(x); };
+  auto range = [&](const char* name, const char* type, double lo, double hi, double def) {
+    return std::string("{\"name\":\"") + name + "\",\"type\":\"" + type + "\",\"min\":" + n(lo) +
+           ",\"max\":" + n(hi) + ",\"default\":" + n(def) + "}";
+  };
+  return "[" + range("dk", "int", kTrainDkMin, kTrainDkMax, d.dk) + "," +
+         range("seqLen", "int", kTrainSeqLenMin, kTrainSeqLenMax, d.seqLen) + "," +
+         range("batchSize", "int", kTrainBatchMin, kTrainBatchMax, d.batchSize) + "," +
+         "{\"name\":\"optimizer\",\"type\":\"enum\",\"values\":[\"adam\",\"sgd\"],\"default\":\"adam\"}," +
+         range("learningRate", "number", kTrainLrMin, kTrainLrMax, d.learningRate) + "," +
+         range("initScale", "number", kTrainInitScaleMin, kTrainInitScaleMax, d.initScale) + "," +
+         range("seed", "int", 0, 4294967295.0, d.seed) + "," +
+         "{\"name\":\"workCap\",\"type\":\"limit\",\"value\":" + n(static_cast<double>(kTrainWorkCap)) +
+         ",\"hint\":\"dk * seqLen * batchSize must not exceed this\"}]";
 }
 
 }  // namespace attnscale

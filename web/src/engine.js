@@ -4,8 +4,6 @@
 // Every bad input throws a RangeError or TypeError naming the field and its valid range; the
 // engine stays usable afterwards.
 import { simd as wasmSimdSupported } from 'wasm-feature-detect';
-import createSimdModule from '../generated/attnscale-simd.mjs';
-import createScalarModule from '../generated/attnscale-scalar.mjs';
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 
@@ -212,7 +210,10 @@ function now() {
 export async function createEngine(options = {}) {
   const simd = options.simd ?? (await wasmSimdSupported());
   const variant = simd ? 'simd' : 'scalar';
-  const factory = simd ? createSimdModule : createScalarModule;
+  // Only the glue of the build in use is fetched (bundlers split these two imports).
+  const factory = (simd
+    ? await import('../generated/attnscale-simd.mjs')
+    : await import('../generated/attnscale-scalar.mjs')).default;
   const moduleOptions = {};
   if (isNode) moduleOptions.wasmBinary = await wasmBytesForNode(variant);
   const module = await factory(moduleOptions);

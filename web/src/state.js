@@ -10,7 +10,6 @@
 export const PAGE_LIMITS = Object.freeze({ seqLen: { min: 8 } });
 
 /** Range bounds that depend on another field, when the schema's static max is wider. */
-const DEPENDENT_MAX = Object.freeze({ blockSize: 'seqLen' });
 
 const TRUE = new Set(['true', '1', 'on', 'yes']);
 const FALSE = new Set(['false', '0', 'off', 'no']);
@@ -25,8 +24,8 @@ export function bounds(field, config = {}, limits = PAGE_LIMITS) {
   const lim = limits[field.name];
   if (lim && typeof lim.min === 'number') min = Math.max(min, lim.min);
   if (lim && typeof lim.max === 'number') max = Math.min(max, lim.max);
-  // A schema may name the bounding field itself (max: 'seqLen'); else use the known contract rule.
-  const dep = typeof field.max === 'string' ? field.max : DEPENDENT_MAX[field.name];
+  // The schema names a field that bounds this one (blockSize: maxField 'seqLen').
+  const dep = field.maxField;
   if (dep && typeof config[dep] === 'number') max = Math.min(max, config[dep]);
   return { min, max };
 }
@@ -119,8 +118,7 @@ function rangeText(field, min, max) {
 
 /** Order fields so that a dependent bound (blockSize ≤ seqLen) is checked after its bound. */
 function ordered(schema) {
-  const deps = new Set(Object.values(DEPENDENT_MAX));
-  for (const f of schema) if (typeof f.max === 'string') deps.add(f.max);
+  const deps = new Set(schema.map((f) => f.maxField).filter(Boolean));
   return [...schema.filter((f) => deps.has(f.name)), ...schema.filter((f) => !deps.has(f.name))];
 }
 
