@@ -53,13 +53,16 @@ const std::vector<FieldSpec> kSchema = {
 
 std::string describe(const FieldValue& v) {
   switch (v.kind) {
-    case FieldValue::Kind::number: return format_number(v.number);
-    case FieldValue::Kind::boolean: return v.boolean ? "true" : "false";
+    case FieldValue::Kind::number:
+      return format_number(v.number);
+    case FieldValue::Kind::boolean:
+      return v.boolean ? "true" : "false";
     case FieldValue::Kind::string: {
       std::string shown = v.text.size() > 40 ? v.text.substr(0, 40) + "…" : v.text;
       return "\"" + shown + "\"";
     }
-    case FieldValue::Kind::other: break;
+    case FieldValue::Kind::other:
+      break;
   }
   return v.text.empty() ? "a value of another type" : v.text;
 }
@@ -99,8 +102,10 @@ std::string range_text(const FieldSpec& f, double maxOverride) {
       if (f.minExclusive)
         return "a finite number in (" + format_number(f.min) + ", " + format_number(hi) + "]";
       return "a finite number in [" + format_number(f.min) + ", " + format_number(hi) + "]";
-    case FieldType::boolean: return "a boolean (true or false)";
-    case FieldType::enumeration: return "one of " + join_values(f.values, ", ");
+    case FieldType::boolean:
+      return "a boolean (true or false)";
+    case FieldType::enumeration:
+      return "one of " + join_values(f.values, ", ");
     case FieldType::scale:
       return "one of " + join_values(f.values, ", ") + " or a finite number in (0, " +
              format_number(hi) + "]";
@@ -135,10 +140,14 @@ const std::vector<FieldSpec>& config_schema() { return kSchema; }
 
 float scale_factor(ScaleMode mode, double custom, int dk) {
   switch (mode) {
-    case ScaleMode::none: return 1.0f;
-    case ScaleMode::sqrt: return static_cast<float>(1.0 / std::sqrt(static_cast<double>(dk)));
-    case ScaleMode::linear: return static_cast<float>(1.0 / static_cast<double>(dk));
-    case ScaleMode::custom: return static_cast<float>(custom);
+    case ScaleMode::none:
+      return 1.0f;
+    case ScaleMode::sqrt:
+      return static_cast<float>(1.0 / std::sqrt(static_cast<double>(dk)));
+    case ScaleMode::linear:
+      return static_cast<float>(1.0 / static_cast<double>(dk));
+    case ScaleMode::custom:
+      return static_cast<float>(custom);
   }
   return 1.0f;
 }
@@ -155,7 +164,8 @@ ConfigError parse_config(const FieldMap& fields, Config& out) {
     if (!known) {
       std::string names;
       for (const auto& f : kSchema) names += (names.empty() ? "" : ", ") + std::string(f.name);
-      return {"TypeError", "unknown config field '" + name.substr(0, 40) + "'; valid fields: " + names};
+      return {"TypeError",
+              "unknown config field '" + name.substr(0, 40) + "'; valid fields: " + names};
     }
     const FieldSpec& f = spec(name);
     if (f.type == FieldType::boolean) {
@@ -177,10 +187,14 @@ ConfigError parse_config(const FieldMap& fields, Config& out) {
       return e;
     }
 
-    if (name == "dk") c.dk = static_cast<int>(value.number);
-    else if (name == "seqLen") c.seqLen = static_cast<int>(value.number);
-    else if (name == "precision") parse_precision(value.text, c.format.precision);
-    else if (name == "saturate") c.format.saturate = value.boolean;
+    if (name == "dk")
+      c.dk = static_cast<int>(value.number);
+    else if (name == "seqLen")
+      c.seqLen = static_cast<int>(value.number);
+    else if (name == "precision")
+      parse_precision(value.text, c.format.precision);
+    else if (name == "saturate")
+      c.format.saturate = value.boolean;
     else if (name == "scale") {
       if (value.kind == FieldValue::Kind::string) {
         c.scaleMode = value.text == "none"   ? ScaleMode::none
@@ -190,14 +204,22 @@ ConfigError parse_config(const FieldMap& fields, Config& out) {
         c.scaleMode = ScaleMode::custom;
         c.customScale = value.number;
       }
-    } else if (name == "subtractMax") c.subtractMax = value.boolean;
-    else if (name == "softmax") c.softmax = value.text == "online" ? SoftmaxMode::online : SoftmaxMode::naive;
-    else if (name == "blockSize") c.blockSize = static_cast<int>(value.number);
-    else if (name == "causal") c.causal = value.boolean;
-    else if (name == "mean") c.mean = value.number;
-    else if (name == "std") c.std = value.number;
-    else if (name == "correlation") c.correlation = value.number;
-    else if (name == "seed") c.seed = static_cast<std::uint32_t>(value.number);
+    } else if (name == "subtractMax")
+      c.subtractMax = value.boolean;
+    else if (name == "softmax")
+      c.softmax = value.text == "online" ? SoftmaxMode::online : SoftmaxMode::naive;
+    else if (name == "blockSize")
+      c.blockSize = static_cast<int>(value.number);
+    else if (name == "causal")
+      c.causal = value.boolean;
+    else if (name == "mean")
+      c.mean = value.number;
+    else if (name == "std")
+      c.std = value.number;
+    else if (name == "correlation")
+      c.correlation = value.number;
+    else if (name == "seed")
+      c.seed = static_cast<std::uint32_t>(value.number);
   }
   if (blockSizeGiven) {
     if (auto e = check_number(spec("blockSize"), blockSizeValue, c.seqLen); !e.ok()) return e;
@@ -239,11 +261,16 @@ std::string json_escape(std::string_view s) {
 }
 const char* type_name(FieldType t) {
   switch (t) {
-    case FieldType::integer: return "int";
-    case FieldType::number: return "number";
-    case FieldType::boolean: return "bool";
-    case FieldType::enumeration: return "enum";
-    case FieldType::scale: return "scale";
+    case FieldType::integer:
+      return "int";
+    case FieldType::number:
+      return "number";
+    case FieldType::boolean:
+      return "bool";
+    case FieldType::enumeration:
+      return "enum";
+    case FieldType::scale:
+      return "scale";
   }
   return "";
 }
@@ -287,8 +314,8 @@ std::string config_to_json(const Config& c) {
                       : c.scaleMode == ScaleMode::linear ? "\"linear\""
                                                          : format_number(c.customScale);
   return "{\"dk\":" + std::to_string(c.dk) + ",\"seqLen\":" + std::to_string(c.seqLen) +
-         ",\"precision\":\"" + precision_name(c.format.precision) + "\",\"saturate\":" +
-         (c.format.saturate ? "true" : "false") + ",\"scale\":" + scale +
+         ",\"precision\":\"" + precision_name(c.format.precision) +
+         "\",\"saturate\":" + (c.format.saturate ? "true" : "false") + ",\"scale\":" + scale +
          ",\"subtractMax\":" + (c.subtractMax ? "true" : "false") + ",\"softmax\":\"" +
          (c.softmax == SoftmaxMode::online ? "online" : "naive") +
          "\",\"blockSize\":" + std::to_string(c.blockSize) +

@@ -40,10 +40,10 @@ enum class FieldType { integer, number, boolean, enumeration, scale };
 struct FieldSpec {
   const char* name;
   FieldType type;
-  double min;         // integer/number: inclusive lower bound (unless minExclusive)
-  double max;         // integer/number: inclusive upper bound
-  bool minExclusive;  // std > 0, custom scale > 0
-  const char* values; // enumeration/scale: comma-separated names
+  double min;          // integer/number: inclusive lower bound (unless minExclusive)
+  double max;          // integer/number: inclusive upper bound
+  bool minExclusive;   // std > 0, custom scale > 0
+  const char* values;  // enumeration/scale: comma-separated names
   const char* defaultValue;
   const char* label;
   const char* hint;
@@ -59,7 +59,7 @@ struct FieldValue {
   Kind kind = Kind::other;
   double number = 0.0;
   bool boolean = false;
-  std::string text;       // the string, or a printable description for `other`
+  std::string text;  // the string, or a printable description for `other`
 };
 using FieldMap = std::vector<std::pair<std::string, FieldValue>>;
 

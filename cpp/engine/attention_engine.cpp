@@ -77,7 +77,8 @@ void AttentionEngine::sample(const Config& c, int cols) {
 
 void AttentionEngine::accumulate_products(const Config& c, int from, int to) {
   const int T = c.seqLen;
-  gemm_accumulate(T, T, from, to, {in_.q.data(), in_.cols}, {in_.kt.data(), T}, logitAcc_.data(), T);
+  gemm_accumulate(T, T, from, to, {in_.q.data(), in_.cols}, {in_.kt.data(), T}, logitAcc_.data(),
+                  T);
   gemm_accumulate(T, T, from, to, {in_.g.data(), in_.cols}, {in_.vt.data(), T},
                   gradWeightAcc_.data(), T);
 }
@@ -120,9 +121,8 @@ void AttentionEngine::finish(const Config& c, RunResult& out, bool keepMatrices)
   int finiteRows = 0, saturatedRows = 0;
   for (int i = 0; i < T; ++i) {
     const int n = visible_keys(i, T, c.causal);
-    const auto counts =
-        softmax_row(&z_[static_cast<std::size_t>(i) * T], n, c.subtractMax, c.format,
-                    &p_[static_cast<std::size_t>(i) * T]);
+    const auto counts = softmax_row(&z_[static_cast<std::size_t>(i) * T], n, c.subtractMax,
+                                    c.format, &p_[static_cast<std::size_t>(i) * T]);
     st.nonFinite.exp += counts.expNonFinite;
     st.nonFinite.weights += counts.weightNonFinite;
     const RowStats row = weight_row_stats(&p_[static_cast<std::size_t>(i) * T], n);
@@ -148,12 +148,14 @@ void AttentionEngine::finish(const Config& c, RunResult& out, bool keepMatrices)
   st.nonFiniteRows = T - finiteRows;
 
   // Output O = P V, accumulated in fp32 and rounded. The statistics need O only for its count of
-  // inf/NaN, and when every weight is finite, |O_ij| <= (max row sum of |P|) · max|V|: if that bound
-  // is below half the format's largest finite value, O is provably finite and is not computed.
+  // inf/NaN, and when every weight is finite, |O_ij| <= (max row sum of |P|) · max|V|: if that
+  // bound is below half the format's largest finite value, O is provably finite and is not
+  // computed.
   const bool outputProvablyFinite = st.nonFinite.weights == 0 && [&] {
     double maxAbsV = 0, maxRowSum = 0;
     for (int t = 0; t < T; ++t)
-      for (int i = 0; i < d; ++i) maxAbsV = std::max(maxAbsV, std::fabs(static_cast<double>(in_.v[t * ld + i])));
+      for (int i = 0; i < d; ++i)
+        maxAbsV = std::max(maxAbsV, std::fabs(static_cast<double>(in_.v[t * ld + i])));
     for (int i = 0; i < T; ++i) {
       double rowSum = 0;
       const float* p = &p_[static_cast<std::size_t>(i) * T];

@@ -34,9 +34,9 @@ struct RunStats {
 
 struct RunResult {
   RunStats stats;
-  Histogram histogram;     // scaled logits
-  Histogram rawHistogram;  // raw logits QKᵀ
-  std::vector<float> attention;  // T×T, row-major
+  Histogram histogram;                                           // scaled logits
+  Histogram rawHistogram;                                        // raw logits QKᵀ
+  std::vector<float> attention;                                  // T×T, row-major
   std::vector<float> rowEntropy, rowMaxWeight, rowJacobianNorm;  // per query row
 };
 

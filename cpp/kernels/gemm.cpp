@@ -43,7 +43,8 @@ inline void tile(int i, int j, int k0, int k1, const MatrixView& A, const Matrix
 }
 
 inline float a_at(const MatrixView& A, int i, int k) {
-  return A.transposed ? A.data[static_cast<long>(k) * A.ld + i] : A.data[static_cast<long>(i) * A.ld + k];
+  return A.transposed ? A.data[static_cast<long>(k) * A.ld + i]
+                      : A.data[static_cast<long>(i) * A.ld + k];
 }
 
 inline void column(int i0, int i1, int j, int k0, int k1, const MatrixView& A, const MatrixView& B,

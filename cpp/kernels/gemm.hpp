@@ -10,8 +10,9 @@ namespace attnscale {
 
 struct MatrixView {
   const float* data;
-  int ld;                   // elements between consecutive rows of the stored matrix
-  bool transposed = false;  // A only: use the stored matrix's transpose (element (i, k) at k·ld + i)
+  int ld;  // elements between consecutive rows of the stored matrix
+  bool transposed =
+      false;  // A only: use the stored matrix's transpose (element (i, k) at k·ld + i)
 };
 
 void gemm_accumulate(int M, int N, int k0, int k1, MatrixView A, MatrixView B, float* C, int ldc);

@@ -27,7 +27,8 @@ void rescale_and_accumulate(float* acc, int dv, float alpha, const float* e, int
   int c = 0;
   for (; c + W <= dv; c += W) {
     vf a = simd::loadu(acc + c) * vf(alpha);
-    for (int j = 0; j < count; ++j) a = a + vf(e[j]) * simd::loadu(v + static_cast<long>(j) * ldv + c);
+    for (int j = 0; j < count; ++j)
+      a = a + vf(e[j]) * simd::loadu(v + static_cast<long>(j) * ldv + c);
     simd::storeu(acc + c, a);
   }
   for (; c < dv; ++c) {

@@ -20,7 +20,8 @@ struct OnlineSoftmaxShape {
   int blockSize;
 };
 
-// z: T×T scaled logits (row-major); v: T×dv (leading dimension ldv); o: T×dv (leading dimension dv).
+// z: T×T scaled logits (row-major); v: T×dv (leading dimension ldv); o: T×dv (leading dimension
+// dv).
 void online_softmax_output(const OnlineSoftmaxShape& shape, Format fmt, const float* z,
                            const float* v, int ldv, float* o, std::vector<float>& scratch);
 

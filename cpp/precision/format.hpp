@@ -10,7 +10,8 @@ enum class Precision : int { fp32 = 0, bf16, fp16, fp8e4m3, fp8e5m2 };
 
 struct Format {
   Precision precision = Precision::fp32;
-  // fp8 only: overflow goes to +-max finite (OCP saturating mode) instead of NaN (e4m3) / inf (e5m2).
+  // fp8 only: overflow goes to +-max finite (OCP saturating mode) instead of NaN (e4m3) / inf
+  // (e5m2).
   bool saturate = false;
 };
 

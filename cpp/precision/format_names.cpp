@@ -33,11 +33,16 @@ bool parse_precision(std::string_view name, Precision& out) {
 
 float largest_finite(Precision p) {
   switch (p) {
-    case Precision::bf16: return 3.3895313892515355e38f;  // (2 - 2^-7) * 2^127
-    case Precision::fp16: return 65504.0f;
-    case Precision::fp8e4m3: return 448.0f;
-    case Precision::fp8e5m2: return 57344.0f;
-    case Precision::fp32: break;
+    case Precision::bf16:
+      return 3.3895313892515355e38f;  // (2 - 2^-7) * 2^127
+    case Precision::fp16:
+      return 65504.0f;
+    case Precision::fp8e4m3:
+      return 448.0f;
+    case Precision::fp8e5m2:
+      return 57344.0f;
+    case Precision::fp32:
+      break;
   }
   return FLT_MAX;
 }

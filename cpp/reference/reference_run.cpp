@@ -73,8 +73,8 @@ ReferenceResult reference_run(const Config& c, const ReferenceInputs& in) {
       z[i * T + j] = round_to(c, raw[i * T + j] * s);
     }
 
-  auto moments = [&](const std::vector<double>& m, double& mean, double& sd, double* lo,
-                     double* hi, std::uint64_t* nonFinite) {
+  auto moments = [&](const std::vector<double>& m, double& mean, double& sd, double* lo, double* hi,
+                     std::uint64_t* nonFinite) {
     double sum = 0, sumSq = 0, n = 0, mn = INFINITY, mx = -INFINITY;
     std::uint64_t bad = 0;
     for (int i = 0; i < T; ++i)

@@ -19,9 +19,9 @@ ReferenceInputs reference_inputs(const Config& c);
 
 struct ReferenceResult {
   RunStats stats;
-  std::vector<double> attention;                 // T×T
-  std::vector<double> output;                    // T×d
-  std::vector<double> gradQ, gradK;              // T×d
+  std::vector<double> attention;     // T×T
+  std::vector<double> output;        // T×d
+  std::vector<double> gradQ, gradK;  // T×d
   std::vector<double> rowEntropy, rowMaxWeight, rowJacobianNorm;
 };
 

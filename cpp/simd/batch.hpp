@@ -11,7 +11,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-
 #include <xsimd/xsimd.hpp>
 
 namespace attnscale::simd {
@@ -20,10 +19,12 @@ namespace attnscale::simd {
 inline constexpr bool kHasSimd = false;
 inline constexpr const char* kArchName = "scalar";
 
-template <class T> struct lane_mask {
+template <class T>
+struct lane_mask {
   bool v;
 };
-template <class T> struct lane {
+template <class T>
+struct lane {
   static constexpr std::size_t size = 1;
   using value_type = T;
   T v;
@@ -49,9 +50,18 @@ template <class T> struct lane {
   lane& operator-=(lane b) { return *this = *this - b; }
   lane& operator*=(lane b) { return *this = *this * b; }
 };
-template <class T> inline lane_mask<T> operator&(lane_mask<T> a, lane_mask<T> b) { return {a.v && b.v}; }
-template <class T> inline lane_mask<T> operator|(lane_mask<T> a, lane_mask<T> b) { return {a.v || b.v}; }
-template <class T> inline lane_mask<T> operator!(lane_mask<T> a) { return {!a.v}; }
+template <class T>
+inline lane_mask<T> operator&(lane_mask<T> a, lane_mask<T> b) {
+  return {a.v && b.v};
+}
+template <class T>
+inline lane_mask<T> operator|(lane_mask<T> a, lane_mask<T> b) {
+  return {a.v || b.v};
+}
+template <class T>
+inline lane_mask<T> operator!(lane_mask<T> a) {
+  return {!a.v};
+}
 
 using vf = lane<float>;
 using vi = lane<std::int32_t>;
@@ -60,9 +70,18 @@ using mf = lane_mask<float>;
 using mi = lane_mask<std::int32_t>;
 using mu = lane_mask<std::uint32_t>;
 
-template <class T> inline lane<T> loadu(const T* p) { return *p; }
-template <class T> inline void storeu(T* p, lane<T> x) { *p = x.v; }
-template <class T> inline lane<T> select(lane_mask<T> m, lane<T> a, lane<T> b) { return m.v ? a : b; }
+template <class T>
+inline lane<T> loadu(const T* p) {
+  return *p;
+}
+template <class T>
+inline void storeu(T* p, lane<T> x) {
+  *p = x.v;
+}
+template <class T>
+inline lane<T> select(lane_mask<T> m, lane<T> a, lane<T> b) {
+  return m.v ? a : b;
+}
 inline bool any(mf m) { return m.v; }
 inline bool any(mi m) { return m.v; }
 inline bool any(mu m) { return m.v; }
@@ -70,7 +89,8 @@ inline vf sqrt(vf x) { return std::sqrt(x.v); }
 inline vf abs(vf x) { return std::fabs(x.v); }
 inline float reduce_add(vf x) { return x.v; }
 inline float reduce_max(vf x) { return x.v; }
-template <class To, class From> inline To bit_cast_lane(From x) {
+template <class To, class From>
+inline To bit_cast_lane(From x) {
   typename To::value_type out;
   static_assert(sizeof(out) == sizeof(x.v), "same width");
   std::memcpy(&out, &x.v, sizeof(out));
@@ -133,7 +153,8 @@ inline vu as_u(vi x) { return xsimd::bitwise_cast<vu>(x); }
 // xsimd 8.1 has no batch_bool_cast; on SSE/AVX a mask is an all-ones/all-zeros lane pattern in the
 // same register as the batch, so a mask changes lane type by a bit cast of that register.
 template <class To, class From>
-inline typename xsimd::batch<To>::batch_bool_type mask_cast(typename xsimd::batch<From>::batch_bool_type m) {
+inline typename xsimd::batch<To>::batch_bool_type mask_cast(
+    typename xsimd::batch<From>::batch_bool_type m) {
   using from_bits = xsimd::batch<From>;
   using to_bits = xsimd::batch<To>;
   using to_mask = typename to_bits::batch_bool_type;

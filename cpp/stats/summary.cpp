@@ -34,7 +34,8 @@ RowSums row_sums(const float* x, int n) {
     }
     const float s = simd::reduce_add(sum);
     const float mn = -simd::reduce_max(vf(0.0f) - lo), mx = simd::reduce_max(hi);
-    if (!std::isfinite(s) || !std::isfinite(mn) || !std::isfinite(mx)) j = 0;
+    if (!std::isfinite(s) || !std::isfinite(mn) || !std::isfinite(mx))
+      j = 0;
     else {
       r.sum = s;
       r.lo = mn;
@@ -124,7 +125,8 @@ Histogram visible_histogram(const float* m, int seqLen, bool causal, const Momen
   if (moments.count == 0) return h;
   const float lof = static_cast<float>(lo), inv = static_cast<float>(kHistogramBins / (hi - lo));
   alignas(64) std::int32_t bins[W];
-  const vf vlo(lof), vinv(inv), top(kHistogramBins - 1), bottom(0.0f), half(0.5f), magic(1.5f * 8388608.0f);
+  const vf vlo(lof), vinv(inv), top(kHistogramBins - 1), bottom(0.0f), half(0.5f),
+      magic(1.5f * 8388608.0f);
   for (int i = 0; i < seqLen; ++i) {
     const float* row = m + static_cast<long>(i) * seqLen;
     const int n = visible_keys(i, seqLen, causal);
@@ -150,8 +152,9 @@ Histogram visible_histogram(const float* m, int seqLen, bool causal, const Momen
 }
 
 double median_of_finite(std::vector<float> values) {
-  values.erase(std::remove_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); }),
-               values.end());
+  values.erase(
+      std::remove_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); }),
+      values.end());
   if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
   const std::size_t mid = values.size() / 2;
   std::nth_element(values.begin(), values.begin() + mid, values.end());

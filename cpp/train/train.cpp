@@ -1,11 +1,10 @@
 // Trainer: the copies, the optimizers and the config validation (see train.hpp).
 #include "train/train.hpp"
 
-#include "config/config.hpp"
-
 #include <cmath>
 #include <cstring>
 
+#include "config/config.hpp"
 #include "simd/batch.hpp"
 #include "train/model.hpp"
 
@@ -78,7 +77,8 @@ std::string validate_train_config(const TrainConfig& c) {
   auto n = [](double x) { return format_number(x); };
   const long long work = static_cast<long long>(c.dk) * c.seqLen * c.batchSize;
   if (c.dk < kTrainDkMin || c.dk > kTrainDkMax)
-    return "dk must be an integer in [" + n(kTrainDkMin) + ", " + n(kTrainDkMax) + "], got " + n(c.dk);
+    return "dk must be an integer in [" + n(kTrainDkMin) + ", " + n(kTrainDkMax) + "], got " +
+           n(c.dk);
   if (c.seqLen < kTrainSeqLenMin || c.seqLen > kTrainSeqLenMax)
     return "seqLen must be an integer in [" + n(kTrainSeqLenMin) + ", " + n(kTrainSeqLenMax) +
            "] for training, got " + n(c.seqLen);

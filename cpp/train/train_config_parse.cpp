@@ -37,13 +37,16 @@ ConfigError parse_train_config(const FieldMap& fields, TrainConfig& out) {
     } else if (name == "seed") {
       if (!number) return type_error(name, "an integer in [0, 4294967295]");
       if (!is_integer(v) || v.number < 0 || v.number > 4294967295.0) {
-        return {"RangeError", "seed must be an integer in [0, 4294967295], got " + format_number(v.number)};
+        return {"RangeError",
+                "seed must be an integer in [0, 4294967295], got " + format_number(v.number)};
       }
       c.seed = static_cast<std::uint32_t>(v.number);
     } else if (name == "learningRate" || name == "initScale" || name == "scale") {
       if (!number) return type_error(name, "a finite number");
-      if (name == "learningRate") c.learningRate = v.number;
-      else if (name == "initScale") c.initScale = v.number;
+      if (name == "learningRate")
+        c.learningRate = v.number;
+      else if (name == "initScale")
+        c.initScale = v.number;
       else {
         c.hasCustom = true;
         c.customScale = v.number;
@@ -80,11 +83,13 @@ std::string train_schema_json() {
   return "[" + range("dk", "int", kTrainDkMin, kTrainDkMax, d.dk) + "," +
          range("seqLen", "int", kTrainSeqLenMin, kTrainSeqLenMax, d.seqLen) + "," +
          range("batchSize", "int", kTrainBatchMin, kTrainBatchMax, d.batchSize) + "," +
-         "{\"name\":\"optimizer\",\"type\":\"enum\",\"values\":[\"adam\",\"sgd\"],\"default\":\"adam\"}," +
+         "{\"name\":\"optimizer\",\"type\":\"enum\",\"values\":[\"adam\",\"sgd\"],\"default\":"
+         "\"adam\"}," +
          range("learningRate", "number", kTrainLrMin, kTrainLrMax, d.learningRate) + "," +
          range("initScale", "number", kTrainInitScaleMin, kTrainInitScaleMax, d.initScale) + "," +
          range("seed", "int", 0, 4294967295.0, d.seed) + "," +
-         "{\"name\":\"workCap\",\"type\":\"limit\",\"value\":" + n(static_cast<double>(kTrainWorkCap)) +
+         "{\"name\":\"workCap\",\"type\":\"limit\",\"value\":" +
+         n(static_cast<double>(kTrainWorkCap)) +
          ",\"hint\":\"dk * seqLen * batchSize must not exceed this\"}]";
 }
 

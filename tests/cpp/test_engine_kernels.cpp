@@ -26,7 +26,8 @@ std::vector<float> random_matrix(int rows, int cols, unsigned seed) {
 // Tolerance: none. Both accumulate c = c + a*b in the same order without FMA (-ffp-contract=off),
 // so every blocking and vector width must give the same bits.
 TEST(EngineGemm, MatchesPlainLoopBitForBitOnAwkwardShapes) {
-  for (auto [M, N, K] : {std::tuple{1, 1, 1}, {3, 5, 7}, {17, 33, 9}, {64, 64, 300}, {65, 129, 513}}) {
+  for (auto [M, N, K] :
+       {std::tuple{1, 1, 1}, {3, 5, 7}, {17, 33, 9}, {64, 64, 300}, {65, 129, 513}}) {
     auto A = random_matrix(M, K, 1), B = random_matrix(K, N, 2), C0 = random_matrix(M, N, 3);
     auto C1 = C0;
     gemm_accumulate(M, N, 0, K, {A.data(), K}, {B.data(), N}, C0.data(), N);

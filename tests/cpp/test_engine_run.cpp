@@ -44,8 +44,8 @@ void expect_close_to_reference(const Config& c) {
     }
     // The median can fall between two rows whose norms differ by float noise; allow 1e-4 there.
     const double rel = std::string(f.name) == "jacobianNormMedian" ? 1e-4 : 2e-5;
-    EXPECT_TRUE(near(a, b, rel)) << f.name << ": engine " << a << " vs reference " << b << " dk=" << c.dk
-                                 << " T=" << c.seqLen;
+    EXPECT_TRUE(near(a, b, rel)) << f.name << ": engine " << a << " vs reference " << b
+                                 << " dk=" << c.dk << " T=" << c.seqLen;
   }
   double worst = 0;
   for (std::size_t i = 0; i < want.attention.size(); ++i)
@@ -98,7 +98,8 @@ TEST(EngineRun, ReferenceGradientsMatchFiniteDifferences) {
         (which == 0 ? minus.q : minus.k)[idx] -= h;
         const double numeric = (loss(plus) - loss(minus)) / (2 * h);
         const double analytic = (which == 0 ? base.gradQ : base.gradK)[idx];
-        EXPECT_NEAR(analytic, numeric, 1e-6 * std::fabs(numeric) + 1e-9) << (which ? "K" : "Q") << idx;
+        EXPECT_NEAR(analytic, numeric, 1e-6 * std::fabs(numeric) + 1e-9)
+            << (which ? "K" : "Q") << idx;
       }
     }
   }

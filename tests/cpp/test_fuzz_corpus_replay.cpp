@@ -19,7 +19,8 @@ int replay(const char* target, void (*entry)(const std::uint8_t*, std::size_t)) 
   if (!fs::exists(dir)) return 0;
   for (const auto& file : fs::directory_iterator(dir)) {
     std::ifstream in(file.path(), std::ios::binary);
-    const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                          std::istreambuf_iterator<char>());
     entry(bytes.data(), bytes.size());
     ++count;
   }

@@ -29,8 +29,22 @@ class Reader {
   bool empty() const { return pos_ >= size_; }
   std::uint8_t byte() { return pos_ < size_ ? data_[pos_++] : 0; }
   double number() {
-    static const double special[] = {0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 64, 4096, 4097, 2048, 2049,
-                                     1e6, 1e300, -1e300, 4294967295.0, 4294967296.0,
+    static const double special[] = {0.0,
+                                     -0.0,
+                                     1.0,
+                                     -1.0,
+                                     0.5,
+                                     2.0,
+                                     64,
+                                     4096,
+                                     4097,
+                                     2048,
+                                     2049,
+                                     1e6,
+                                     1e300,
+                                     -1e300,
+                                     4294967295.0,
+                                     4294967296.0,
                                      std::numeric_limits<double>::infinity(),
                                      -std::numeric_limits<double>::infinity(),
                                      std::numeric_limits<double>::quiet_NaN(),
@@ -43,9 +57,9 @@ class Reader {
     return x;
   }
   std::string text() {
-    static const char* const words[] = {"fp32", "bf16",  "fp16",   "fp8e4m3", "fp8e5m2", "none",
-                                        "sqrt", "linear", "naive", "online",  "",        "FP16",
-                                        "sqrt ", "\xff\xfe", "0.5"};
+    static const char* const words[] = {"fp32", "bf16", "fp16",   "fp8e4m3",  "fp8e5m2",
+                                        "none", "sqrt", "linear", "naive",    "online",
+                                        "",     "FP16", "sqrt ",  "\xff\xfe", "0.5"};
     return words[byte() % (sizeof words / sizeof *words)];
   }
 
@@ -70,9 +84,9 @@ void check_stats(const RunStats& s, const Config& c) {
 }  // namespace
 
 void config_and_run(const std::uint8_t* data, std::size_t size) {
-  static const char* const names[] = {"dk", "seqLen", "precision", "saturate", "scale",
-                                      "subtractMax", "softmax", "blockSize", "causal", "mean",
-                                      "std", "correlation", "seed", "bogus"};
+  static const char* const names[] = {
+      "dk",        "seqLen", "precision", "saturate", "scale",       "subtractMax", "softmax",
+      "blockSize", "causal", "mean",      "std",      "correlation", "seed",        "bogus"};
   Reader in(data, size);
   FieldMap fields;
   const int count = in.byte() % 10;
@@ -135,8 +149,9 @@ void casts(const std::uint8_t* data, std::size_t size) {
 }
 
 void train_step(const std::uint8_t* data, std::size_t size) {
-  static const char* const names[] = {"dk", "seqLen", "batchSize", "optimizer", "learningRate",
-                                      "initScale", "precision", "saturate", "seed", "scale", "x"};
+  static const char* const names[] = {"dk",           "seqLen",    "batchSize", "optimizer",
+                                      "learningRate", "initScale", "precision", "saturate",
+                                      "seed",         "scale",     "x"};
   Reader in(data, size);
   FieldMap fields;
   const int count = in.byte() % 8;
@@ -171,7 +186,8 @@ void train_step(const std::uint8_t* data, std::size_t size) {
   for (int s = 0; s < n; ++s)
     if (steps[s] != s + 1) fail("step numbers");
   for (int copy = 0; copy < trainer.copies(); ++copy) {
-    const double acc = metrics[(copy * kTrainMetrics + static_cast<int>(TrainMetric::accuracy)) * n];
+    const double acc =
+        metrics[(copy * kTrainMetrics + static_cast<int>(TrainMetric::accuracy)) * n];
     if (!(acc >= 0 && acc <= 1)) fail("accuracy outside [0, 1]");
     const std::vector<float> a = trainer.attention(static_cast<Copy>(copy));
     if (a.size() != static_cast<std::size_t>(c.seqLen) * c.seqLen) fail("attention size");

@@ -18,9 +18,11 @@ int main(int argc, char** argv) {
   std::ifstream in(argv[3], std::ios::binary);
   std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::vector<float> values(bytes.size() / sizeof(float));
-  std::copy(bytes.begin(), bytes.begin() + values.size() * sizeof(float), reinterpret_cast<char*>(values.data()));
+  std::copy(bytes.begin(), bytes.begin() + values.size() * sizeof(float),
+            reinterpret_cast<char*>(values.data()));
   round_inplace(f, values.data(), values.size());
   std::ofstream out(argv[4], std::ios::binary);
-  out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(float)));
+  out.write(reinterpret_cast<const char*>(values.data()),
+            static_cast<std::streamsize>(values.size() * sizeof(float)));
   return 0;
 }

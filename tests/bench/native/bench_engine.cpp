@@ -67,13 +67,15 @@ int main() {
       std::vector<float> q(T * d), k(T * d), v(T * d), o(T * d);
       for (auto* m : {&q, &k, &v})
         for (float& x : *m) x = dist(gen);
-      const ForwardShape shape{T, d, 1.0f / std::sqrt(static_cast<float>(d)), true, false, Format{}};
+      const ForwardShape shape{T,    d,     1.0f / std::sqrt(static_cast<float>(d)),
+                               true, false, Format{}};
       Config c;
       c.dk = d;
       c.seqLen = T;
       std::vector<double> fwd, run;
       for (int r = 0; r < rounds; ++r) {
-        fwd.push_back(ms_per_call([&] { forward.run(shape, q.data(), k.data(), v.data(), o.data()); }, 60));
+        fwd.push_back(
+            ms_per_call([&] { forward.run(shape, q.data(), k.data(), v.data(), o.data()); }, 60));
         run.push_back(ms_per_call([&] { engine.run(c); }, 60));
       }
       char buf[200];
@@ -92,13 +94,16 @@ int main() {
     run256.push_back(ms_per_call([&] { engine.run(c); }, 60));
     Config s = c;
     s.scaleMode = ScaleMode::none;
-    sweep.push_back(ms_per_call([&] {
-      SweepRunner runner(s, dks);
-      while (!runner.done()) runner.next();
-    }, 1));
+    sweep.push_back(ms_per_call(
+        [&] {
+          SweepRunner runner(s, dks);
+          while (!runner.done()) runner.next();
+        },
+        1));
   }
   char buf[200];
-  std::snprintf(buf, sizeof buf, "],\"run256x128Ms\":%.4f,\"sweep13x256Ms\":%.3f,\"peakGflops\":%.2f}",
+  std::snprintf(buf, sizeof buf,
+                "],\"run256x128Ms\":%.4f,\"sweep13x256Ms\":%.3f,\"peakGflops\":%.2f}",
                 median(run256), median(sweep), peak_gflops());
   json += buf;
   std::puts(json.c_str());
