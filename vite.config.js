@@ -1,6 +1,12 @@
 // Vite build of the static page: root web/, output dist/ at the repo root, relative asset paths
 // (works under any sub-path), module Worker sharing chunks with the page.
+// Entries: index.html (the page), embed.html (panels only, for iframes) and attn-scale-demo.js
+// (the web component, kept at dist/attn-scale-demo.js so that its snippet URL is stable).
+// Once dist/ is written, the same command builds the offline single file (`--mode offline`, see
+// build-scripts/vite-offline.js) into build/offline/ and copies it to dist/attnscale-offline.html.
 import { defineConfig } from 'vite';
+import { viteSingleFile } from 'vite-plugin-singlefile';
+import { offlineEnginePlugins, offlinePagePlugins, offlineAfterFolderBuild } from './build-scripts/vite-offline.js';
 import { fileURLToPath } from 'node:url';
 import katex from 'katex';
 import { readFileSync } from 'node:fs';
@@ -61,11 +67,11 @@ function katexWoff2Only() {
 
 const plugins = [katexWoff2Only(), katexAtBuild()];
 
-export default defineConfig({
+const folderBuild = {
   root: here('./web'),
   base: './',
   publicDir: false,
-  plugins,
+  plugins: [...plugins, offlineAfterFolderBuild({ configFile: here('./vite.config.js'), outFile: here('./dist/attnscale-offline.html') })],
   worker: { format: 'es' },
   build: {
     outDir: here('./dist'),
@@ -73,7 +79,36 @@ export default defineConfig({
     target: 'es2022',
     assetsInlineLimit: 0,
     reportCompressedSize: false,
+    rolldownOptions: {
+      input: {
+        index: here('./web/index.html'),
+        embed: here('./web/embed.html'),
+        'attn-scale-demo': here('./web/src/attn-scale-demo.js'),
+      },
+      // A JS entry exports what it defines: keep the component module's exports.
+      preserveEntrySignatures: 'exports-only',
+      output: {
+        entryFileNames: (chunk) => (chunk.name === 'attn-scale-demo' ? '[name].js' : 'assets/[name]-[hash].js'),
+      },
+    },
   },
   server: { host: '127.0.0.1' },
   preview: { host: '127.0.0.1' },
-});
+};
+
+const offlineBuild = {
+  root: here('./web'),
+  base: './',
+  publicDir: false,
+  plugins: [...plugins, ...offlineEnginePlugins(), ...offlinePagePlugins(), viteSingleFile({ removeViteModuleLoader: true })],
+  // One classic script for the inlined Worker (a blob Worker cannot load chunks).
+  worker: { format: 'iife', plugins: () => offlineEnginePlugins() },
+  build: {
+    outDir: here('./build/offline'),
+    emptyOutDir: true,
+    target: 'es2022',
+    reportCompressedSize: false,
+  },
+};
+
+export default defineConfig(({ mode }) => (mode === 'offline' ? offlineBuild : folderBuild));

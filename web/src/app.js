@@ -10,6 +10,7 @@ import { mountControls } from './controls.js';
 import { PANELS } from './panels/index.js';
 import { PRESETS } from './presets.js';
 import { h, uniquePrefix } from './dom.js';
+import { engineNotes, showEngineNotes, showUnavailable, panelSummary, createAnnouncer } from './app-status.js';
 import { SWEEP_SCALES } from './panels/common.js';
 
 const SWEEP_OMIT = ['dk', 'scale'];
@@ -48,11 +49,15 @@ export async function createApp({
   } catch (err) {
     root.dataset.state = 'failed';
     showNotices([`The compute engine could not start: ${err.message}`], 'error');
+    showUnavailable(panelEls); // a message in place of each chart, never an empty frame
     throw err;
   }
   performance.mark('attnscale:engine-ready');
   if (Number.isFinite(ready.bootMs)) root.dataset.engineBootMs = ready.bootMs.toFixed(1);
   const { schema, info } = ready;
+  // Scalar build or main-thread compute: said once, visibly; and one polite live summary.
+  const engineNote = showEngineNotes(noticeEl, engineNotes(info, client.mode));
+  const announcer = createAnnouncer(noticeEl);
   const defaults = schemaDefaults(schema, limits);
   const dks = sweepDks(schema);
   let config;
@@ -79,6 +84,12 @@ export async function createApp({
         root.dispatchEvent(new CustomEvent('attnscale:first-chart', { bubbles: true, composed: true }));
       }
     },
+    // For panels that compute on their own (training): the engine client, the training schema,
+    // the page's current config, and a way to change it (as a control would).
+    client,
+    trainSchema: ready.trainSchema,
+    get config() { return config ? { ...config } : null; },
+    setConfig: (partial) => set(partial),
   });
   for (const [name, el] of Object.entries(panelEls)) {
     const mod = PANELS[name];
@@ -94,6 +105,7 @@ export async function createApp({
     onRun(result, cfg) {
       const t0 = performance.now();
       each('update', result, cfg);
+      announcer.announce(() => [...panels.values()].map((p) => panelSummary(p.el)).find(Boolean));
       // Timings of the last result, for the budgets script: engine time in the Worker and the
       // main thread's panel update time.
       root.dataset.workerMs = result.workerMs.toFixed(1);
@@ -233,6 +245,8 @@ export async function createApp({
       session.close();
       each('destroy');
       controls?.destroy();
+      announcer.destroy();
+      engineNote?.remove();
     },
   };
 }

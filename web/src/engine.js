@@ -4,6 +4,7 @@
 // Every bad input throws a RangeError or TypeError naming the field and its valid range; the
 // engine stays usable afterwards.
 import { simd as wasmSimdSupported } from 'wasm-feature-detect';
+import { hasWebAssembly, NO_WEBASSEMBLY } from './support.js';
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 
@@ -208,6 +209,7 @@ function now() {
  * (fails where the runtime lacks wasm SIMD). By default the runtime is feature-detected.
  */
 export async function createEngine(options = {}) {
+  if (!hasWebAssembly()) throw new Error(NO_WEBASSEMBLY);
   const simd = options.simd ?? (await wasmSimdSupported());
   const variant = simd ? 'simd' : 'scalar';
   // Only the glue of the build in use is fetched (bundlers split these two imports).

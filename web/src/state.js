@@ -136,7 +136,9 @@ export function parseQuery(search, schema, { limits = PAGE_LIMITS, base } = {}) 
     config[f.name] = value;
     if (notice) notices.push(notice);
   }
-  notices.push(...enforceDependencies(config, schema, limits));
+  // A field the query did not name follows its bound silently (`?seqLen=32` moves the default
+  // blockSize down to 32 without a notice); a value the query gave is reported when clamped.
+  notices.push(...enforceDependencies(config, schema, limits).filter((n) => params.has(n.field)));
   return { config, notices };
 }
 

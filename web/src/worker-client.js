@@ -10,20 +10,67 @@
 // the drag) and the pending config is sent. So a slider drag never queues up stale work.
 // Background jobs (sweeps, variants) are latest-wins too: a new one cancels the previous one.
 
+import workerUrl from './worker.js?worker&url';
+import { createMainThreadWorker } from './main-thread-worker.js';
+import { hasWebAssembly, NO_WEBASSEMBLY } from './support.js';
+
 let shared = null;
 
-const defaultWorker = () => new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+/**
+ * A module Worker running `href` (the engine Worker by default). When this script was loaded from
+ * another origin (a blog using attn-scale-demo.js from this site), `new Worker(url)` throws a
+ * SecurityError; a same-origin blob Worker that imports the script by URL works instead (the host
+ * serves the module with CORS, as any cross-origin module script needs). CSP: worker-src 'self' blob:.
+ */
+export function startModuleWorker(href = workerUrl) {
+  const url = new URL(href, import.meta.url);
+  try {
+    return new Worker(url, { type: 'module' });
+  } catch (err) {
+    if (err?.name !== 'SecurityError') throw err;
+    const shim = new Blob([`import ${JSON.stringify(url.href)};\n`], { type: 'text/javascript' });
+    return new Worker(URL.createObjectURL(shim), { type: 'module' });
+  }
+}
 
-/** The shared client (created on first use). `createWorker` lets a build supply its own Worker. */
+const defaultWorker = () => startModuleWorker();
+
+/**
+ * The shared client (created on first use). `createWorker` lets a build supply its own Worker.
+ * Fallbacks: no WebAssembly → a client whose `ready` rejects with a message for the reader (no
+ * Worker is started); `new Worker()` throws → the engine runs on this thread (`mode: 'main-thread'`).
+ */
 export function getEngineClient({ createWorker = defaultWorker, background = true } = {}) {
-  if (!shared) shared = createEngineClient(createWorker(), background ? createWorker : null);
+  if (shared) return shared;
+  if (!hasWebAssembly()) {
+    shared = unavailableClient(NO_WEBASSEMBLY);
+    return shared;
+  }
+  let fg;
+  try {
+    fg = createWorker();
+  } catch (err) {
+    shared = createEngineClient(createMainThreadWorker(), null);
+    shared.mode = 'main-thread';
+    shared.fallbackReason = String(err?.message ?? err);
+    return shared;
+  }
+  shared = createEngineClient(fg, background ? createWorker : null);
   return shared;
+}
+
+/** A client for a browser that cannot run the engine at all. */
+function unavailableClient(message) {
+  const ready = Promise.reject(new Error(message));
+  ready.catch(() => {});
+  const refuse = () => { throw new Error(message); };
+  return { ready, mode: 'unavailable', openSession: refuse, openTraining: refuse, workers: [] };
 }
 
 function readyOf(worker) {
   return new Promise((resolve, reject) => {
     worker.addEventListener('message', (e) => {
-      if (e.data?.type === 'ready') resolve({ info: e.data.info, schema: e.data.schema, defaults: e.data.defaults, bootMs: e.data.bootMs });
+      if (e.data?.type === 'ready') resolve({ info: e.data.info, schema: e.data.schema, trainSchema: e.data.trainSchema, defaults: e.data.defaults, bootMs: e.data.bootMs });
       else if (e.data?.type === 'fatal') reject(new Error(e.data.message));
     });
     worker.addEventListener('error', (e) => reject(new Error(e.message || 'the compute worker failed to start')));
@@ -65,6 +112,51 @@ export function createEngineClient(fg, createBackground = null) {
     if (e.data?.type === 'run' || e.data?.type === 'error') startBackground();
   });
   ready.catch(() => {});
+
+  // Training (the training panel) gets a third Worker of its own, started on first use: its
+  // chunks of steps then never delay a slider's answer or a sweep. Without a Worker factory it
+  // shares the foreground Worker (which serves runs first, then one training request at a time).
+  let trainWorker = null;
+  function trainingWorker() {
+    if (trainWorker) return trainWorker;
+    trainWorker = createBackground ? createBackground() : fg;
+    if (trainWorker !== fg) {
+      trainWorker.addEventListener('message', route);
+      const fail = (message) => { for (const sess of sessions.values()) sess.fail('train', message); };
+      trainWorker.addEventListener('error', (e) => fail(e.message || 'the training worker failed'));
+      trainWorker.addEventListener('message', (e) => { if (e.data?.type === 'fatal') fail(e.data.message); });
+    }
+    return trainWorker;
+  }
+
+  /**
+   * openTraining({ onMessage(m), onError(m) }) → { send(op, payload) → id, close() }. Replies
+   * ('train' messages, see worker.js) and errors of kind 'train' come back in request order.
+   */
+  function openTraining(handlers = {}) {
+    const id = nextSession++;
+    let seq = 0;
+    const h = { onMessage() {}, onError() {}, ...handlers };
+    const session = {
+      id,
+      send(op, payload = {}) {
+        const mid = ++seq;
+        trainingWorker().postMessage({ type: 'train', session: id, id: mid, op, ...payload });
+        return mid;
+      },
+      close() {
+        if (trainWorker) trainWorker.postMessage({ type: 'close', session: id });
+        sessions.delete(id);
+      },
+      fail(kind, message) { if (kind === 'train') h.onError({ type: 'error', session: id, id: 0, kind, name: 'Error', message }); },
+      receive(m) {
+        if (m.type === 'train') h.onMessage(m);
+        else if (m.type === 'error' && m.kind === 'train') h.onError(m);
+      },
+    };
+    sessions.set(id, session);
+    return session;
+  }
 
   function openSession(handlers = {}) {
     const id = nextSession++;
@@ -150,5 +242,5 @@ export function createEngineClient(fg, createBackground = null) {
     return session;
   }
 
-  return { ready, openSession, get workers() { return [fg, bgWorker].filter((w, i, a) => w && a.indexOf(w) === i); } };
+  return { ready, mode: 'worker', openSession, openTraining, get workers() { return [fg, bgWorker, trainWorker].filter((w, i, a) => w && a.indexOf(w) === i); } };
 }

@@ -6,12 +6,19 @@
 //        { type: 'variants', session, id, cfg, variants }          → out 'variantPoint'*, 'variantsDone'
 //        { type: 'cancel', session, kind: 'sweep' | 'variants' }
 //        { type: 'close', session }
-//   out: { type: 'ready', info, schema, defaults } once, or { type: 'fatal', message }
+//        { type: 'train', session, id, tag, op, … }                → out 'train' (same id, op, tag)
+//          op 'create' { cfg, attention? }: a new trainer (engine.train) replaces the session's one
+//          op 'step' { n, attention? }: n steps of every copy → { step, copies, ms, total }
+//          op 'reset' { attention? } | 'attention' | 'delete'
+//          (attention: true adds { attention: { copy: Float32Array(T²) } } of the fixed example)
+//   out: { type: 'ready', info, schema, trainSchema, defaults } once, or { type: 'fatal', message }
 //        { type: 'error', session, id, kind, name, message }
 // Scheduling: a single-run request always goes first (the current setting reaches the screen
 // fast); background jobs (sweeps, variants) advance one point at a time and yield to the event
 // loop between points, so a newer request replaces them without waiting for the whole job.
 import { createEngine } from './engine.js';
+// `self` is the Worker's global scope, or its stand-in on the page's thread (main-thread-worker.js).
+import { workerSelf as self } from './worker-scope.js';
 import { downsampleAttention } from './compute/heatmap.js';
 
 const HEATMAP_SIDE = 256;
@@ -112,6 +119,56 @@ function variantsJob({ session, id, cfg, variants }) {
   };
 }
 
+// Training (the training panel; see web/src/panels/training.js). Requests are kept in order: a
+// step after a reset must run after it. The page normally gives training its own Worker.
+const trainers = new Map(); // session → Trainer
+const trainQueue = [];
+
+function attentionOf(trainer) {
+  const out = {};
+  for (const c of ['none', 'sqrt', 'linear', 'custom']) {
+    if (c === 'custom' && typeof trainer.config.scale !== 'number') continue;
+    out[c] = trainer.attention(c);
+  }
+  return out;
+}
+
+function doTrain(m) {
+  const { session, id, tag, op } = m;
+  if (op === 'create') {
+    trainers.get(session)?.delete();
+    trainers.delete(session);
+    trainers.set(session, engine.train(m.cfg));
+  } else if (op === 'delete') {
+    trainers.get(session)?.delete();
+    trainers.delete(session);
+    return;
+  }
+  const t = trainers.get(session);
+  if (!t) throw new Error('no trainer for this session (create one first)');
+  const out = { type: 'train', session, id, tag, op, config: t.config };
+  const transfer = [];
+  if (op === 'step') {
+    const t0 = performance.now();
+    const r = t.step(m.n);
+    out.ms = performance.now() - t0;
+    out.step = r.step;
+    out.copies = r.copies;
+    transfer.push(r.step.buffer);
+    for (const c of Object.values(r.copies)) for (const a of Object.values(c)) transfer.push(a.buffer);
+  } else if (op === 'reset') {
+    t.reset();
+  } else if (op !== 'attention' && op !== 'create') {
+    throw new Error(`unknown training op ${op}`);
+  }
+  out.total = t.steps;
+  if (m.attention || op === 'attention') {
+    out.attention = attentionOf(t);
+    for (const a of Object.values(out.attention)) transfer.push(a.buffer);
+  }
+  self.postMessage(out, transfer);
+}
+
 function step() {
   // 1. The latest single run of each session (oldest session first).
   for (const [session, req] of runs) {
@@ -120,7 +177,14 @@ function step() {
     schedule();
     return;
   }
-  // 2. One point of one background job, jobs taken in turn.
+  // 2. One training request (in order).
+  if (trainQueue.length) {
+    const m = trainQueue.shift();
+    try { doTrain(m); } catch (err) { errorOut(m.session, m.id, 'train', err); }
+    schedule();
+    return;
+  }
+  // 3. One point of one background job, jobs taken in turn.
   for (const [key, job] of jobs) {
     jobs.delete(key);
     let more = false;
@@ -148,9 +212,16 @@ self.onmessage = (e) => {
     case 'cancel':
       jobs.delete(`${m.session}:${m.kind}`);
       break;
+    case 'train':
+      if (!engine) { pending.push(m); return; }
+      trainQueue.push(m);
+      break;
     case 'close':
       runs.delete(m.session);
       for (const key of [...jobs.keys()]) if (key.startsWith(`${m.session}:`)) jobs.delete(key);
+      for (let i = trainQueue.length - 1; i >= 0; i--) if (trainQueue[i].session === m.session) trainQueue.splice(i, 1);
+      trainers.get(m.session)?.delete();
+      trainers.delete(m.session);
       break;
     default:
       return;
@@ -163,7 +234,7 @@ createEngine().then(
   (e) => {
     engine = e;
     // bootMs: Worker start → engine ready (fetch + compile + instantiate), for the budgets script.
-    self.postMessage({ type: 'ready', info: { ...e.info }, schema: e.schema.map((f) => ({ ...f })), defaults: e.defaults(), bootMs: performance.now() });
+    self.postMessage({ type: 'ready', info: { ...e.info }, schema: e.schema.map((f) => ({ ...f })), trainSchema: e.trainSchema, defaults: e.defaults(), bootMs: performance.now() });
     for (const m of pending.splice(0)) self.onmessage({ data: m });
     schedule();
   },

@@ -77,9 +77,14 @@ export function panelFrame(el, { name, title, description, legend = [], readouts
   const caption = h('p', { class: 'caption' });
   const gaps = h('p', { class: 'caption gaps' });
   const status = h('p', { class: 'panel-status' }); // sweep progress: visual only (not announced per point)
+  // The charts' text alternative: a short summary of what they show now (setSummary), which every
+  // chart image of the panel points to with aria-describedby. Read by screen readers only (the
+  // caption says the same for the eye); app.js announces it once a change settles.
+  const summaryId = `${el.id || name}-summary`;
+  const summary = h('p', { class: 'panel-summary sr-only', id: summaryId, 'data-panel-summary': '' });
   el.setAttribute('aria-labelledby', titleId);
   el.append(h('header', { class: 'panel-head' }, heading, actions), description ? h('p', { class: 'panel-desc', text: description }) : null,
-    body, legendEl, status, gaps, readoutsEl, caption);
+    body, legendEl, status, gaps, readoutsEl, caption, summary);
   setLegend(legendEl, legend);
 
   const stats = new Map();
@@ -105,6 +110,11 @@ export function panelFrame(el, { name, title, description, legend = [], readouts
   return {
     body, legendEl, caption, status, gaps,
     setLegend: (items) => setLegend(legendEl, items),
+    /** The charts' text alternative, e.g. "σ of the logits 11.3 at d_k = 128, 26% of rows saturated". */
+    setSummary(text) {
+      if (summary.textContent !== text) summary.textContent = text;
+      for (const c of el.querySelectorAll('.chart[role="img"]')) if (!c.hasAttribute('aria-describedby')) c.setAttribute('aria-describedby', summaryId);
+    },
     /** Write readouts from a result object ('a.b' paths allowed). */
     setStats(result) {
       for (const [stat, { dd, r }] of stats) {

@@ -81,6 +81,17 @@ export function mount(el, ctx = {}) {
     frame.gaps.textContent = gapText(store.nonFiniteScales((p) => p.entropy));
   }
 
+  /** Text alternative: the current entropy and saturation, and saturation at the largest d_k swept. */
+  function summarize() {
+    if (!cfg || !result) return;
+    const pct = (v) => (Number.isFinite(v) ? `${fmt(100 * v, 3)}%` : 'undefined');
+    const dks = store.stale ? [] : store.dks();
+    const last = dks[dks.length - 1];
+    const ends = last ? SWEEP_SCALES.map((s) => `${SCALE_NAMES[s]} ${pct(store.column(s, [last], (p) => p.saturatedFraction)[0] ?? NaN)}`).join(', ') : '';
+    frame.setSummary(`Softmax entropy ${fmt(result.entropy, 3)} of at most ${fmt(result.entropyMax, 3)} nats at d_k = ${cfg.dk} with scaling ${scaleLabel(cfg.scale)}; `
+      + `${pct(result.saturatedFraction)} of rows saturated.` + (ends ? ` Saturated rows at d_k = ${last}: ${ends}.` : ''));
+  }
+
   function progress() {
     const n = store.stale ? 0 : store.count();
     frame.status.textContent = n < total ? `Sweep: ${n} of ${total} points computed…` : '';
@@ -97,10 +108,11 @@ export function mount(el, ctx = {}) {
           + `the largest weight of a row averages ${fmt(r.maxWeight, 3)}; ${fmt(100 * r.saturatedFraction, 3)}% of rows are saturated.`
         : `Current: d_k = ${c.dk}, scaling ${scaleLabel(c.scale)}: the weights contain NaN or infinite values, so entropy and saturation are undefined (see the precision panel).`;
       chart.redraw();
+      summarize();
     },
     sweepReset(n) { total = n; store.reset(); progress(); },
     sweepPoint(scale, p) { store.add(scale, p); draw(); progress(); },
-    sweepDone() { progress(); },
+    sweepDone() { progress(); summarize(); },
     redraw: () => chart.redraw(),
     destroy: () => chart.destroy(),
   };

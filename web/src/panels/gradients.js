@@ -5,7 +5,7 @@
 //      the honest view — a mean can sit well above what most rows get.
 import { panelFrame, createChart, log2Axis, logYAxis, axis, drawVLine, drawDot, createSweepStore, gapText, SWEEP_SCALES, SCALE_NAMES, scaleColorKey, alpha } from './common.js';
 import { uPlot } from './common.js';
-import { fmt } from '../format.js';
+import { fmt, scaleLabel } from '../format.js';
 
 export const meta = { name: 'gradients', title: 'Gradient health', sweep: true };
 
@@ -153,10 +153,13 @@ export function mount(el, ctx = {}) {
       const below = sorted.filter((v) => v < r.jacobianNormMean).length;
       if (!Number.isFinite(r.jacobianNormMean)) {
         frame.caption.textContent = 'Current setting: the weights contain NaN or infinite values, so the Jacobian norms are undefined (non-finite rows are drawn as 0; see the precision panel).';
+        frame.setSummary(`Gradient health at d_k = ${c.dk}: the weights contain NaN or infinite values, so the Jacobian norms are undefined.`);
         jac.redraw();
         grad.redraw();
         return;
       }
+      frame.setSummary(`Gradient health at d_k = ${c.dk}, scaling ${scaleLabel(c.scale)}: softmax Jacobian norm ${fmt(r.jacobianNormMedian, 3)} for the median row, `
+        + `${fmt(r.jacobianNormMean, 3)} on average; ${fmt(100 * r.saturatedFraction, 3)}% of rows saturated; RMS gradient to Q ${fmt(r.gradNormQ, 3)}, to K ${fmt(r.gradNormK, 3)}.`);
       frame.caption.textContent = `Current setting: ${below} of ${T} rows (${fmt((100 * below) / T, 3)}%) have a Jacobian norm below the mean ${fmt(r.jacobianNormMean, 3)}; `
         + `the median row has ${fmt(r.jacobianNormMedian, 3)}. ${fmt(100 * r.saturatedFraction, 3)}% of rows are saturated.`;
       jac.redraw();

@@ -3,22 +3,22 @@
 // a second small uPlot carries the colour scale. Non-finite weights (NaN/±inf) have their own
 // colour; masked (exactly zero) weights another. Large T is max-pooled in the Worker.
 import { panelFrame, createChart, axis } from './common.js';
-import { fmt, axisNum } from '../format.js';
+import { fmt, axisNum, scaleLabel } from '../format.js';
 
 export const meta = { name: 'heatmap', title: 'Attention weights' };
 
-const FLOOR = 1e-4; // weights below this (including an underflowed 0) share the darkest colour
+export const FLOOR = 1e-4; // weights below this (including an underflowed 0) share the darkest colour
 // viridis, 9 stops
 const STOPS = [[68, 1, 84], [71, 44, 122], [59, 81, 139], [44, 113, 142], [33, 144, 141], [39, 173, 129], [92, 200, 99], [170, 220, 50], [253, 231, 37]];
 
-function rampRgb(t) {
+export function rampRgb(t) {
   const x = Math.min(1, Math.max(0, t)) * (STOPS.length - 1);
   const i = Math.min(STOPS.length - 2, Math.floor(x));
   const f = x - i;
   const a = STOPS[i], b = STOPS[i + 1];
   return [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f];
 }
-const tOf = (p) => (Math.log10(Math.max(p, FLOOR)) - Math.log10(FLOOR)) / -Math.log10(FLOOR);
+export const tOf = (p) => (Math.log10(Math.max(p, FLOOR)) - Math.log10(FLOOR)) / -Math.log10(FLOOR);
 
 function cssRgb(color) {
   const m = /^#([0-9a-f]{6})$/i.exec(color);
@@ -155,6 +155,10 @@ export function mount(el, ctx = {}) {
         ? `T = ${c.seqLen} is shown as ${side}×${side} cells; each cell shows the largest weight of its ${block}×${block} block (a cell is non-finite if any weight in it is).`
         : `All ${c.seqLen}×${c.seqLen} weights, one cell each.`;
       chart.setData([[0, c.seqLen], [0, c.seqLen]]);
+      const bad = r.nonFinite?.weights ?? 0;
+      frame.setSummary(`Attention weights, ${c.seqLen} × ${c.seqLen}, at d_k = ${c.dk} with scaling ${scaleLabel(c.scale)}${c.causal ? ', causal mask' : ''}: `
+        + `a row's largest weight averages ${fmt(r.maxWeight, 3)}; ${fmt(100 * r.saturatedFraction, 3)}% of rows put more than 0.99 on one key`
+        + (bad ? `; ${fmt(bad)} weights are NaN or infinite.` : '.'));
     },
     redraw: () => { paint(); chart.redraw(); bar.redraw(); },
     destroy: () => { chart.destroy(); bar.destroy(); },

@@ -6,6 +6,7 @@ import * as entropy from './entropy.js';
 import * as gradients from './gradients.js';
 import * as heatmap from './heatmap.js';
 import * as precision from './precision.js';
+import * as training from './training.js';
 
-export const PANELS = Object.freeze({ spread, sigma, entropy, gradients, heatmap, precision });
+export const PANELS = Object.freeze({ spread, sigma, entropy, gradients, heatmap, precision, training });
 export const PANEL_NAMES = Object.freeze(Object.keys(PANELS));

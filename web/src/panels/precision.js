@@ -135,6 +135,8 @@ export function mount(el, ctx = {}) {
       const lf = r.largestFinite;
       frame.caption.textContent = `${c.precision}: largest finite value ${fmt(lf, 4)}, so exp(x) overflows for x above ln(max) ≈ ${fmt(Math.log(lf), 4)}. `
         + (r.firstNonFiniteStage ? `In the current setting the first non-finite values appear at the ${r.firstNonFiniteStage} stage.` : 'In the current setting every value stays finite.');
+      frame.setSummary(`${c.precision}, ${c.subtractMax ? 'max subtracted' : 'no max subtraction'}, ${c.softmax} softmax: non-finite values `
+        + `${STAGES.map((s) => `${s} ${fmt(r.nonFinite?.[s] ?? 0)}`).join(', ')}; ${r.firstNonFiniteStage ? `first broken stage: ${r.firstNonFiniteStage}.` : 'every value stays finite.'}`);
       draw();
     },
     variantsReset() { variantPoints = []; el.classList.add('is-stale'); draw(); },

@@ -68,6 +68,16 @@ export function mount(el, ctx = {}) {
     frame.gaps.textContent = gapText(store.nonFiniteScales((p) => p.logitStd));
   }
 
+  /** Text alternative: the current σ, and σ at the largest d_k swept for each scaling. */
+  function summarize() {
+    if (!cfg || !result) return;
+    const dks = store.stale ? [] : store.dks();
+    const last = dks[dks.length - 1];
+    const ends = last ? SWEEP_SCALES.map((s) => `${SCALE_NAMES[s]} ${fmt(store.column(s, [last], (p) => p.logitStd)[0] ?? NaN, 3)}`).join(', ') : '';
+    frame.setSummary(`σ of the logits fed to the softmax: ${fmt(result.logitStd, 3)} at d_k = ${cfg.dk} with scaling ${scaleLabel(cfg.scale)}.`
+      + (ends ? ` At d_k = ${last}: ${ends}.` : ''));
+  }
+
   function progress() {
     const n = store.stale ? 0 : store.count();
     frame.status.textContent = n < total ? `Sweep: ${n} of ${total} points computed…` : '';
@@ -82,10 +92,11 @@ export function mount(el, ctx = {}) {
       frame.caption.textContent = `Current: d_k = ${c.dk}, scaling ${scaleLabel(c.scale)}: σ = ${fmt(r.logitStd, 3)} `
         + `(raw ${fmt(r.rawLogitStd, 3)}, theory ${fmt(r.rawLogitStdTheory, 3)}). Sweep at T = ${c.seqLen}, mean ${c.mean}, std ${c.std}, correlation ${c.correlation}.`;
       chart.redraw();
+      summarize();
     },
     sweepReset(n) { total = n; store.reset(); progress(); },
     sweepPoint(scale, p) { store.add(scale, p); draw(); progress(); },
-    sweepDone() { progress(); },
+    sweepDone() { progress(); summarize(); },
     redraw: () => chart.redraw(),
     destroy: () => chart.destroy(),
   };

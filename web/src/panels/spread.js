@@ -133,6 +133,8 @@ export function mount(el, ctx = {}) {
     frame.caption.textContent = `Scaling ${scaleLabel(c.scale)}, ${c.precision}, d_k = ${c.dk}, T = ${c.seqLen}. `
       + `Measured σ of the raw logits ${fmt(r.rawLogitStd, 3)} (theory ${fmt(r.rawLogitStdTheory, 3)}); after the scale ${fmt(r.logitStd, 3)}.`
       + (offText.length ? ` Off the chart to the right: ${offText.join(', ')}.` : '');
+    frame.setSummary(`Logit spread at d_k = ${c.dk}, T = ${c.seqLen}, ${c.precision}: σ of the raw logits ${fmt(r.rawLogitStd, 3)} `
+      + `(theory ${fmt(r.rawLogitStdTheory, 3)}); after scaling ${scaleLabel(c.scale)}, σ ${fmt(r.logitStd, 3)}, from ${fmt(r.logitMin, 3)} to ${fmt(r.logitMax, 3)}.`);
   }
 
   return { update, redraw: () => chart.redraw(), destroy: () => chart.destroy() };

@@ -1,0 +1,62 @@
+// The copy-paste snippets of the Embed dialog, for a given state: an <iframe> of embed.html (plus
+// the one-line auto-height listener) and the <attn-scale-demo> web component. Pure: no DOM.
+import { serialize, schemaDefaults } from './state.js';
+import { kebab } from './embed-options.js';
+
+/** The message embed.html posts to its parent whenever its content height changes. */
+export const HEIGHT_MESSAGE = 'attnscale:height';
+
+/** The host page's listener: sizes whichever iframe sent the message. One line, no dependencies. */
+export const HEIGHT_LISTENER = `addEventListener('message', (e) => { if (e.data?.type === '${HEIGHT_MESSAGE}') for (const f of document.querySelectorAll('iframe')) if (f.contentWindow === e.source) f.style.height = e.data.height + 'px'; });`;
+
+const escAttr = (s) => String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** Config fields that differ from the defaults, as [attribute, value] pairs (schema order). */
+export function changedAttributes(config, schema, limits) {
+  const defaults = schemaDefaults(schema, limits);
+  const out = [];
+  for (const f of schema) {
+    const v = config[f.name];
+    if (v === undefined || v === defaults[f.name]) continue;
+    out.push([kebab(f.name), String(v)]);
+  }
+  return out;
+}
+
+/**
+ * embedSnippets({ config, schema, limits, panels, controls, theme, base }) →
+ *   { embedUrl, fullUrl, iframe, component, scriptUrl }
+ * base: the URL of the folder that holds index.html, embed.html and attn-scale-demo.js.
+ * panels: names; controls: null or field names; theme: 'auto' | 'light' | 'dark'.
+ */
+export function embedSnippets({ config, schema, limits, panels, controls = null, theme = 'auto', base, titles = {} }) {
+  const state = serialize(config, schema);
+  const q = new URLSearchParams();
+  q.set('panel', panels.join(','));
+  if (controls && controls.length) q.set('controls', controls.join(','));
+  if (theme !== 'auto') q.set('theme', theme);
+  // Commas are legal in a query: keep panel=spread,sigma readable.
+  const embedUrl = `${new URL('embed.html', base).href}?${q.toString().replace(/%2C/gi, ',')}&${state}`;
+  const fullUrl = `${new URL('index.html', base).href}?${state}`;
+  const scriptUrl = new URL('attn-scale-demo.js', base).href;
+  const title = `attnscale: ${panels.map((p) => titles[p] ?? p).join(', ')}`;
+  const height = 40 + 560 * panels.length + (controls ? 240 : 0);
+
+  const iframe = [
+    `<iframe src="${escAttr(embedUrl)}" title="${escAttr(title)}"`,
+    `  width="100%" height="${height}" loading="lazy" style="border:0"></iframe>`,
+    '<script>',
+    `  ${HEIGHT_LISTENER}`,
+    '</script>',
+  ].join('\n');
+
+  const attrs = [['panel', panels.join(',')], ...changedAttributes(config, schema, limits)];
+  if (controls && controls.length) attrs.push(['controls', controls.map(kebab).join(',')]);
+  if (theme !== 'auto') attrs.push(['theme', theme]);
+  const component = [
+    `<script type="module" src="${escAttr(scriptUrl)}"></script>`,
+    `<attn-scale-demo ${attrs.map(([k, v]) => `${k}="${escAttr(v)}"`).join(' ')}></attn-scale-demo>`,
+  ].join('\n');
+
+  return { embedUrl, fullUrl, scriptUrl, iframe, component };
+}

@@ -1,0 +1,190 @@
+// The training panel's state, as pure functions (no DOM): the trainer's config derived from the
+// page's config and the panel's own settings, the one-click comparisons, and the text summary of
+// a run. Ranges come from the engine's training schema (engine.trainSchema, owned by the C++).
+//
+// What comes from where:
+//   page config  → dk, seqLen (T), precision, saturate, and scale when it is a custom multiplier
+//                  (the trainer then adds a fourth copy, "custom", with that multiplier);
+//   panel        → optimizer, learningRate, initScale, batchSize, seed, and stopAt (page-only:
+//                  pause when the step counter reaches it; 0 = run until paused).
+// The page's ranges are wider than the trainer's (T up to 2048 there, 8..128 here; the trainer
+// also caps d_k · T · batch): values outside are clamped and every clamp is reported as a line
+// of text for the panel to show.
+import { coerceField } from './state.js';
+import { fmt } from './format.js';
+
+export const COPIES = Object.freeze(['none', 'sqrt', 'linear', 'custom']);
+export const METRICS = Object.freeze(['loss', 'accuracy', 'entropy', 'saturatedFraction', 'gradNormWq', 'gradNormWk']);
+/** Steps the Step button runs. */
+export const STEP_BUTTON_STEPS = 10;
+/** Default of the stop-at setting: the length of the runs in cpp/train/FINDINGS.md. */
+export const DEFAULT_STOP_AT = 500;
+/** Value tokens of the task (train.hpp: kValueTokens): chance accuracy 1/16, chance loss ln 16. */
+export const VALUE_TOKENS = 16;
+/** "Reached 90 %": the first step at which the accuracy averaged over the last 10 steps is ≥ 0.9. */
+export const REACH_ACCURACY = 0.9;
+export const REACH_WINDOW = 10;
+
+const SETTINGS = ['optimizer', 'learningRate', 'initScale', 'batchSize', 'seed'];
+
+export function copyLabel(copy, scale) {
+  if (copy === 'custom') return typeof scale === 'number' ? `× ${fmt(scale)}` : 'custom';
+  return { none: 'none', sqrt: '1/√d_k', linear: '1/d_k' }[copy] ?? copy;
+}
+
+const fieldOf = (trainSchema, name) => trainSchema.find((f) => f.name === name);
+
+/** The panel's settings at their defaults (from the training schema) plus stopAt. */
+export function defaultSettings(trainSchema) {
+  const s = {};
+  for (const n of SETTINGS) s[n] = fieldOf(trainSchema, n)?.default;
+  s.stopAt = DEFAULT_STOP_AT;
+  return s;
+}
+
+/**
+ * One setting from a control (string or number) → { value, notice } with the schema's range
+ * (state.js rules: clamped or reset, with a notice naming the field).
+ */
+export function coerceSetting(trainSchema, name, input) {
+  if (name === 'stopAt') {
+    const v = Math.round(Number(input));
+    if (!Number.isFinite(v) || v < 0) return { value: 0, notice: `stopAt=${input} is not a whole number ≥ 0; using 0 (run until paused).` };
+    return { value: Math.min(v, 1e9), notice: null };
+  }
+  const f = fieldOf(trainSchema, name);
+  if (!f) return { value: input, notice: null };
+  const { value, notice } = coerceField(f, input, {}, {});
+  return { value, notice: notice ? `${name}=${notice.given} ${notice.reason}; using ${name}=${notice.used}.` : null };
+}
+
+/**
+ * Page config + settings → { cfg, notes }: `cfg` is what engine.train gets; `notes` are the
+ * clamps, as text (empty when the page's values fit the trainer as they are).
+ */
+export function trainerConfig(page, settings, trainSchema) {
+  const notes = [];
+  const clampField = (name, label, v) => {
+    const f = fieldOf(trainSchema, name);
+    const lo = f?.min ?? -Infinity, hi = f?.max ?? Infinity;
+    const x = Math.min(hi, Math.max(lo, v));
+    if (x !== v) {
+      notes.push(`The page's ${label} = ${v} is ${v > hi ? 'above' : 'below'} the trainer's range ${lo}..${hi}: training uses ${label} = ${x}.`);
+    }
+    return x;
+  };
+  const dk = clampField('dk', 'd_k', page.dk);
+  const seqLen = clampField('seqLen', 'T', page.seqLen);
+  const cap = fieldOf(trainSchema, 'workCap')?.value ?? Infinity;
+  let batchSize = settings.batchSize;
+  if (dk * seqLen * batchSize > cap) {
+    const fit = Math.max(1, Math.floor(cap / (dk * seqLen)));
+    notes.push(`d_k × T × batch = ${dk} × ${seqLen} × ${batchSize} = ${dk * seqLen * batchSize} is over the trainer's cost cap of ${cap}: training uses batch size ${fit}.`);
+    batchSize = fit;
+  }
+  const cfg = {
+    dk, seqLen, batchSize,
+    optimizer: settings.optimizer,
+    learningRate: settings.learningRate,
+    initScale: settings.initScale,
+    precision: page.precision ?? 'fp32',
+    saturate: !!page.saturate,
+    seed: settings.seed,
+  };
+  if (typeof page.scale === 'number') cfg.scale = page.scale;
+  return { cfg, notes };
+}
+
+/** Equal keys ⇔ the same training run (bit for bit). */
+export const trainerKey = (cfg) => JSON.stringify(cfg);
+
+/** The copies a config trains, in output order. */
+export const copiesOf = (cfg) => (typeof cfg.scale === 'number' ? COPIES : COPIES.slice(0, 3));
+
+/** One line describing a run's config. */
+export function describeRun(cfg) {
+  const opt = cfg.optimizer === 'sgd' ? 'SGD' : 'Adam';
+  return `d_k ${cfg.dk}, T ${cfg.seqLen}, batch ${cfg.batchSize}, ${opt} lr ${fmt(cfg.learningRate)}, init scale ${fmt(cfg.initScale)}, `
+    + `${cfg.precision}${cfg.saturate && String(cfg.precision).startsWith('fp8') ? ' (saturating)' : ''}, seed ${cfg.seed}`;
+}
+
+/**
+ * One-click comparisons: the settings of cpp/train/FINDINGS.md (defaults: T 32, batch 16, Adam
+ * 1e-3, fp32, seed 1, 500 steps) with d_k, initScale or the optimizer changed. `page` goes to the
+ * page's config, `train` over the panel's defaults. `measured` quotes the native run's steps to
+ * 90 % (FINDINGS.md); the run in the page repeats it bit for bit.
+ */
+export const TRAIN_PRESETS = Object.freeze([
+  { id: 'dk16', title: 'd_k 16, init 1', page: { dk: 16 }, train: {}, measured: 'none 420, 1/√d_k 354, 1/d_k 477' },
+  { id: 'dk64', title: 'd_k 64, init 1', page: { dk: 64 }, train: {}, measured: 'none 398, 1/√d_k 198, 1/d_k 331' },
+  { id: 'dk256', title: 'd_k 256, init 1', page: { dk: 256 }, train: {}, measured: 'none 336, 1/√d_k 112, 1/d_k 292' },
+  { id: 'dk256-init2', title: 'd_k 256, init 2', page: { dk: 256 }, train: { initScale: 2 }, measured: 'none not within 500 (accuracy 0.43 at the end), 1/√d_k 150, 1/d_k 192' },
+  { id: 'dk256-init05', title: 'd_k 256, init 0.5', page: { dk: 256 }, train: { initScale: 0.5 }, measured: 'none 128, 1/√d_k 157, 1/d_k 404' },
+  { id: 'dk256-sgd', title: 'd_k 256, SGD lr 1', page: { dk: 256 }, train: { optimizer: 'sgd', learningRate: 1 }, measured: 'none 373, 1/√d_k 58, 1/d_k not within 500 (accuracy 0.22 at the end)' },
+]);
+/** What every preset sets on the page besides d_k: the findings' T and precision. */
+export const PRESET_PAGE_BASE = Object.freeze({ seqLen: 32, precision: 'fp32' });
+
+/**
+ * First step where the accuracy averaged over the last REACH_WINDOW steps is ≥ REACH_ACCURACY, or
+ * null. Incremental: pass the same `state` object each time and only new entries are scanned.
+ */
+export function stepReaching(steps, accuracy, state = { sum: 0, at: null, next: 0 }) {
+  if (state.at !== null) return state.at;
+  for (let i = state.next; i < accuracy.length; i++) {
+    state.sum += accuracy[i];
+    if (i >= REACH_WINDOW) state.sum -= accuracy[i - REACH_WINDOW];
+    state.next = i + 1;
+    if (i >= REACH_WINDOW - 1 && state.sum / REACH_WINDOW >= REACH_ACCURACY) {
+      state.at = steps[i];
+      return state.at;
+    }
+  }
+  return null;
+}
+
+const mean = (a, from) => {
+  let s = 0, n = 0;
+  for (let i = Math.max(0, from); i < a.length; i++) { s += a[i]; n++; }
+  return n ? s / n : NaN;
+};
+const pct = (x) => (Number.isFinite(x) ? `${fmt(100 * x, 3)}%` : fmt(x));
+
+/**
+ * A plain-text summary of what the curves show now (the text alternative of the charts):
+ * `run` = { cfg, steps: number[], copies: { name: { metric: number[] } }, reached: { name: step|null } }.
+ */
+export function summarize(run) {
+  const { cfg, steps } = run;
+  if (!cfg || !steps.length) return 'No steps yet. Press Play or Step to train the copies from the same starting weights on the same batches.';
+  const copies = copiesOf(cfg);
+  const label = (c) => copyLabel(c, cfg.scale);
+  const n = steps.length;
+  const last = steps[n - 1];
+  const from = n - REACH_WINDOW;
+  const out = [`Step ${last} (${describeRun(cfg)}).`];
+  const acc = copies.map((c) => [c, mean(run.copies[c].accuracy, from)]);
+  out.push(`Accuracy over the last ${Math.min(n, REACH_WINDOW)} steps: ${acc.map(([c, a]) => `${label(c)} ${pct(a)}`).join(', ')} (chance ${pct(1 / VALUE_TOKENS)}).`);
+  const reached = copies.filter((c) => run.reached[c] != null).sort((a, b) => run.reached[a] - run.reached[b]);
+  const notYet = copies.filter((c) => run.reached[c] == null);
+  if (reached.length) {
+    out.push(`Reached ${pct(REACH_ACCURACY)} (mean of ${REACH_WINDOW} steps): ${reached.map((c) => `${label(c)} at step ${run.reached[c]}`).join(', ')}`
+      + `${notYet.length ? `; not yet: ${notYet.map(label).join(', ')}` : ''}.`);
+  } else {
+    out.push(`No copy has reached ${pct(REACH_ACCURACY)} accuracy yet.`);
+  }
+  out.push(`Saturated attention rows at this step: ${copies.map((c) => `${label(c)} ${pct(run.copies[c].saturatedFraction[n - 1])}`).join(', ')}; `
+    + `mean entropy ${copies.map((c) => `${label(c)} ${fmt(run.copies[c].entropy[n - 1], 3)}`).join(', ')} nats (ceiling ln T = ${fmt(Math.log(cfg.seqLen), 3)}).`);
+  const gq = Object.fromEntries(copies.map((c) => [c, mean(run.copies[c].gradNormWq, from)]));
+  let grad = `‖∇W_q‖ over the last ${Math.min(n, REACH_WINDOW)} steps: ${copies.map((c) => `${label(c)} ${fmt(gq[c], 3)}`).join(', ')}`;
+  if (Number.isFinite(gq.none) && Number.isFinite(gq.sqrt) && gq.sqrt > 0) {
+    const r = gq.none / gq.sqrt;
+    grad += r >= 1 ? `: the unscaled copy's is ${fmt(r, 2)}× the 1/√d_k copy's` : `: the 1/√d_k copy's is ${fmt(1 / r, 2)}× the unscaled copy's`;
+  }
+  out.push(`${grad}.`);
+  const broken = copies.filter((c) => run.copies[c].loss.some((v) => !Number.isFinite(v)));
+  if (broken.length) {
+    out.push(`The loss of ${broken.map(label).join(', ')} became NaN or infinite (the run diverged); the chart leaves those steps out.`);
+  }
+  return out.join(' ');
+}
