@@ -6,3 +6,5 @@ bash build-scripts/setup.sh
 bash build-scripts/build-native.sh
 bash build-scripts/build-wasm.sh
 node tests/bench/bench.mjs "$@"
+# Training steps/s (issue 6): native, Node and chromium wasm, and the built page if dist/ exists.
+node tests/bench/train-speed.mjs

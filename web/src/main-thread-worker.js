@@ -1,5 +1,6 @@
-// The compute "Worker" on the page's own thread: the fallback when `new Worker()` throws (Workers
-// disabled by the browser, a policy or a sandbox). worker.js runs unchanged; its postMessage and
+// The compute "Worker" on the page's own thread: the fallback when a Worker cannot be constructed
+// or fails to start (Workers disabled by the browser, a policy such as CSP worker-src, a sandbox;
+// see worker-client.js). worker.js runs unchanged; its postMessage and
 // onmessage go through a MessageChannel, so the client (worker-client.js) sees the same object
 // shape and the same asynchronous, structured-cloned messages as with a real Worker. Compute then
 // blocks the page while it runs; the app says so in a notice. One instance per page.

@@ -38,7 +38,9 @@ const defaultWorker = () => startModuleWorker();
 /**
  * The shared client (created on first use). `createWorker` lets a build supply its own Worker.
  * Fallbacks: no WebAssembly → a client whose `ready` rejects with a message for the reader (no
- * Worker is started); `new Worker()` throws → the engine runs on this thread (`mode: 'main-thread'`).
+ * Worker is started); a Worker that cannot be constructed, or fails before its first message
+ * (blocked by a policy such as CSP `worker-src`, its script not loadable) → the engine runs on this
+ * thread instead (`mode: 'main-thread'`; see resilientWorker).
  */
 export function getEngineClient({ createWorker = defaultWorker, background = true } = {}) {
   if (shared) return shared;
@@ -46,17 +48,64 @@ export function getEngineClient({ createWorker = defaultWorker, background = tru
     shared = unavailableClient(NO_WEBASSEMBLY);
     return shared;
   }
-  let fg;
-  try {
-    fg = createWorker();
-  } catch (err) {
-    shared = createEngineClient(createMainThreadWorker(), null);
-    shared.mode = 'main-thread';
-    shared.fallbackReason = String(err?.message ?? err);
-    return shared;
-  }
-  shared = createEngineClient(fg, background ? createWorker : null);
+  const make = () => resilientWorker(createWorker);
+  shared = createEngineClient(make(), background ? make : null);
+  if (mainThread) shared.mode = 'main-thread';
   return shared;
+}
+
+// The engine on the page's thread, once any Worker has failed: one instance (main-thread-worker.js),
+// whose messages reach the client through the first wrapper that switched to it ("receiver"); the
+// others only send to it, so that no message is routed twice.
+let mainThread = null;
+function switchToMainThread() {
+  const first = !mainThread;
+  if (first) mainThread = createMainThreadWorker();
+  if (shared) shared.mode = 'main-thread';
+  return { port: mainThread, receiver: first };
+}
+
+/**
+ * A Worker from `create()` behind a Worker-shaped wrapper ({ postMessage, addEventListener }). If
+ * the constructor throws, or the Worker reports an error before its first message, the wrapper
+ * moves to the main-thread engine and re-sends what was posted so far. Later errors are passed on.
+ */
+function resilientWorker(create) {
+  const listeners = { message: new Set(), error: new Set() };
+  const emit = (type, e) => { for (const fn of listeners[type]) fn(e); };
+  let target = null;
+  let unanswered = []; // messages posted before the Worker first answered (null once it has)
+  const fallBack = () => {
+    const { port, receiver } = switchToMainThread();
+    if (receiver) port.addEventListener('message', (e) => emit('message', e));
+    target = port;
+    for (const m of unanswered ?? []) port.postMessage(m);
+    unanswered = null;
+  };
+  if (mainThread) fallBack();
+  else {
+    try {
+      const worker = create();
+      target = worker;
+      worker.addEventListener('message', (e) => { unanswered = null; emit('message', e); });
+      worker.addEventListener('error', (e) => {
+        if (target === worker && unanswered) {
+          e.preventDefault?.();
+          worker.terminate?.();
+          fallBack();
+        } else emit('error', e);
+      });
+    } catch {
+      fallBack();
+    }
+  }
+  return {
+    postMessage(m, transfer) {
+      if (unanswered) unanswered.push(m);
+      target.postMessage(m, transfer);
+    },
+    addEventListener(type, fn) { listeners[type]?.add(fn); },
+  };
 }
 
 /** A client for a browser that cannot run the engine at all. */

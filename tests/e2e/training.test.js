@@ -1,0 +1,218 @@
+// End-to-end tests of the training panel (issue 6) in headless Debian chromium, against dist/
+// (or $ATTNSCALE_DIST) served on 127.0.0.1. One browser for the whole file.
+// Documented behaviour checked here: Play grows the curves and advances the step counter; Pause
+// stops it (the counter then stays still); Step runs exactly STEP_BUTTON_STEPS (10) steps; Reset
+// goes back to step 0; every control works from the keyboard; a one-click comparison reproduces
+// the native run's number; clamps of the page's T and of the cost cap are shown as text.
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, access } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startServer, repoRoot } from './serve-dist.js';
+import { launchBrowser, watchErrors, waitForApp, stat } from './browser.js';
+import { STEP_BUTTON_STEPS } from '../../web/src/train-state.js';
+
+const OUT = join(repoRoot, 'tests', 'output');
+const DIST = process.env.ATTNSCALE_DIST || join(repoRoot, 'dist');
+
+let server, browser;
+
+before(async () => {
+  await access(join(DIST, 'index.html')).catch(() => {
+    throw new Error(`${DIST} has no index.html: run \`npm run build\` (or \`npx vite build\`) first`);
+  });
+  await mkdir(OUT, { recursive: true });
+  server = await startServer({ root: DIST });
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function open(query = '', opts = {}) {
+  const page = await browser.newPage({ reducedMotion: 'reduce', ...opts });
+  const errors = watchErrors(page);
+  await page.goto(server.url + query);
+  await waitForApp(page, { sweeps: false });
+  await page.waitForSelector('[data-panel="training"] [data-action="play"]');
+  return { page, errors };
+}
+
+const steps = async (page) => Number(await stat(page, 'train.step'));
+/** Wait until the step counter is ≥ min (or === eq). */
+const waitSteps = (page, { min = null, eq = null }, timeout = 60000) =>
+  page.waitForFunction(({ min: lo, eq: want }) => {
+    const n = Number(document.querySelector('[data-stat="train.step"]').textContent);
+    return want !== null ? n === want : n >= lo;
+  }, { min, eq }, { timeout, polling: 50 });
+const waitIdle = (page) => page.waitForFunction(() => document.querySelector('[data-panel="training"]').dataset.trainState === 'paused', null, { timeout: 30000 });
+
+/** A fingerprint of a chart canvas (changes when anything is drawn differently). */
+const canvasPrint = (page, index) => page.locator('[data-panel="training"] .train-chart canvas').nth(index).evaluate((c) => {
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let hsh = 0, ink = 0;
+  for (let i = 0; i < d.length; i += 4) {
+    hsh = (Math.imul(hsh, 31) + d[i] + 7 * d[i + 1] + 13 * d[i + 2]) | 0;
+    if (d[i + 3] > 0) ink++;
+  }
+  return { hsh, ink };
+});
+
+describe('the training panel', { timeout: 300000 }, () => {
+  test('play grows the curves and the counter, pause stops it, step adds 10, reset clears; screenshots', async () => {
+    const { page, errors } = await open('?dk=64&seqLen=32', { width: 1280, height: 900 });
+    const panel = page.locator('[data-panel="training"]');
+    await panel.scrollIntoViewIfNeeded();
+    assert.equal(await steps(page), 0);
+    assert.match(await page.locator('[data-train-summary]').textContent(), /No steps yet/);
+
+    // Play: the counter advances and the curves grow.
+    const before0 = await canvasPrint(page, 0);
+    await panel.locator('[data-action="play"]').click();
+    assert.equal(await panel.locator('[data-action="play"]').textContent(), 'Pause');
+    await waitSteps(page, { min: 20 });
+    const a = await steps(page);
+    const printA = await canvasPrint(page, 0);
+    await waitSteps(page, { min: a + 30 });
+    const printB = await canvasPrint(page, 0);
+    assert.notEqual(printA.hsh, before0.hsh, 'the loss chart drew curves');
+    assert.notEqual(printB.hsh, printA.hsh, 'the loss chart keeps changing while playing');
+    assert.ok(await steps(page) > a, 'the counter advances');
+    assert.ok(Number(await stat(page, 'train.speed')) > 0, 'a speed readout');
+
+    // Let it pass ~200 steps, then pause: the counter stays still for more than a second.
+    await waitSteps(page, { min: 200 });
+    await panel.locator('[data-action="play"]').click();
+    await waitIdle(page);
+    const paused = await steps(page);
+    await page.waitForTimeout(1200);
+    assert.equal(await steps(page), paused, 'paused: the counter stays still');
+    assert.equal(await panel.locator('[data-action="play"]').textContent(), 'Play');
+
+    // Readouts and the text summary hold values.
+    for (const copy of ['none', 'sqrt', 'linear']) {
+      for (const m of ['loss', 'accuracy', 'entropy', 'saturatedFraction', 'gradNormWq', 'gradNormWk']) {
+        const v = Number(await stat(page, `train.${copy}.${m}`));
+        assert.ok(Number.isFinite(v), `train.${copy}.${m} = ${v}`);
+      }
+    }
+    assert.match(await page.locator('[data-train-summary]').textContent(), new RegExp(`Step ${paused} `));
+    // The heatmaps were painted (many distinct colours in the first one).
+    const colours = await panel.locator('.train-heat canvas').first().evaluate((c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      const seen = new Set();
+      for (let i = 0; i < d.length; i += 4 * 5) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+      return seen.size;
+    });
+    assert.ok(colours > 12, `heatmap colours ${colours}`);
+    await page.locator('#training').screenshot({ path: join(OUT, 'training-desktop.png') });
+
+    // Step: exactly STEP_BUTTON_STEPS more, then still.
+    await panel.locator('[data-action="step"]').click();
+    await waitSteps(page, { eq: paused + STEP_BUTTON_STEPS });
+    await waitIdle(page);
+    await page.waitForTimeout(500);
+    assert.equal(await steps(page), paused + STEP_BUTTON_STEPS);
+
+    // Reset: back to 0, and it stays there.
+    await panel.locator('[data-action="reset"]').click();
+    await waitSteps(page, { eq: 0 });
+    await page.waitForTimeout(1000);
+    assert.equal(await steps(page), 0);
+    assert.equal(await stat(page, 'train.sqrt.loss'), '—');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('keyboard: Enter/Space on the buttons, settings by keyboard', async () => {
+    const { page, errors } = await open('?dk=16&seqLen=16');
+    const play = page.locator('[data-panel="training"] [data-action="play"]');
+    await play.focus();
+    await page.keyboard.press('Enter');
+    await waitSteps(page, { min: 10 });
+    await page.keyboard.press('Space'); // focus is still on the (now Pause) button
+    await waitIdle(page);
+    const n = await steps(page);
+    await page.waitForTimeout(800);
+    assert.equal(await steps(page), n, 'paused from the keyboard');
+    await page.keyboard.press('Tab'); // → Step
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset.action), 'step');
+    await page.keyboard.press('Enter');
+    await waitSteps(page, { eq: n + STEP_BUTTON_STEPS });
+    await waitIdle(page);
+    await page.keyboard.press('Tab'); // → Reset
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset.action), 'reset');
+    await page.keyboard.press('Space');
+    await waitSteps(page, { eq: 0 });
+
+    // A setting typed in and committed with Tab is used by the next run (the run says so).
+    const init = page.locator('[data-train-field="initScale"] input');
+    await init.focus();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type('2');
+    await page.keyboard.press('Tab');
+    const opt = page.locator('[data-train-field="optimizer"] select');
+    await opt.focus();
+    await page.keyboard.press('ArrowDown'); // adam → sgd
+    assert.equal(await opt.inputValue(), 'sgd');
+    await play.focus();
+    await page.keyboard.press('Enter');
+    await waitSteps(page, { min: 10 });
+    await page.keyboard.press('Enter');
+    await waitIdle(page);
+    assert.match(await page.locator('[data-train-summary]').textContent(), /SGD lr 0\.001, init scale 2,/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('a one-click comparison repeats the native run: d_k 256, init 1 → 1/√d_k reaches 90% at step 112', async () => {
+    const { page, errors } = await open('');
+    await page.locator('[data-train-preset="dk256"]').click();
+    // The page's own settings moved too (the URL is the state).
+    await page.waitForFunction(() => /(^|&|\?)dk=256(&|$)/.test(location.search) && /seqLen=32(&|$)/.test(location.search));
+    await page.waitForFunction(() => /^\d+$/.test(document.querySelector('[data-stat="train.sqrt.stepTo90"]')?.textContent ?? ''), null, { timeout: 120000, polling: 100 });
+    assert.equal(await stat(page, 'train.sqrt.stepTo90'), '112');
+    await page.locator('[data-panel="training"] [data-action="play"]').click(); // pause
+    await waitIdle(page);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('the page’s T above 128 and the cost cap are clamped with a visible notice; a custom scale adds a copy', async () => {
+    const { page, errors } = await open(''); // page default T = 256
+    const notes = page.locator('[data-panel="training"] .train-notes');
+    assert.match(await notes.textContent(), /T = 256 is above the trainer's range 8\.\.128: training uses T = 128/);
+    await notes.getByRole('button', { name: /T to 32/ }).click();
+    await page.waitForFunction(() => /seqLen=32(&|$)/.test(location.search));
+    await page.waitForFunction(() => !document.querySelector('[data-panel="training"] .train-notes').textContent.includes('T = 256'));
+    await page.close();
+
+    const big = await open('?dk=4096&seqLen=128');
+    assert.match(await big.page.locator('[data-panel="training"] .train-notes').textContent(), /cost cap of 2097152: training uses batch size 4/);
+    await big.page.close();
+
+    const custom = await open('?dk=32&seqLen=16&scale=0.05');
+    await custom.page.locator('[data-panel="training"] [data-action="step"]').click();
+    await waitSteps(custom.page, { eq: STEP_BUTTON_STEPS });
+    assert.ok(Number.isFinite(Number(await stat(custom.page, 'train.custom.loss'))), 'a fourth copy with the custom multiplier');
+    assert.match(await custom.page.locator('[data-panel="training"] .legend').textContent(), /× 0\.05/);
+    assert.deepEqual([...errors, ...big.errors, ...custom.errors], []);
+    await custom.page.close();
+  });
+
+  test('phone (360 px): no horizontal scrolling; screenshot after ~200 steps', async () => {
+    const { page, errors } = await open('?dk=64&seqLen=32', { width: 360, height: 760 });
+    const panel = page.locator('[data-panel="training"]');
+    await panel.locator('[data-action="play"]').click();
+    await waitSteps(page, { min: 200 });
+    await panel.locator('[data-action="play"]').click();
+    await waitIdle(page);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `no horizontal scrolling at 360 px (overflow ${overflow} px)`);
+    await page.locator('#training').screenshot({ path: join(OUT, 'training-phone.png') });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});

@@ -1,0 +1,73 @@
+// The training panel's pure state (web/src/train-state.js) against the real engine: the clamps of
+// the page's values, the one-click comparisons (they must reproduce the numbers they quote, which
+// come from cpp/train/FINDINGS.md), the 90 % rule and the text summary.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { bothEngines } from './helpers.js';
+import {
+  trainerConfig, defaultSettings, coerceSetting, copiesOf, stepReaching, summarize, TRAIN_PRESETS, PRESET_PAGE_BASE,
+  REACH_WINDOW, METRICS,
+} from '../../web/src/train-state.js';
+
+const PAGE = { dk: 64, seqLen: 32, precision: 'fp32', saturate: false, scale: 'sqrt' };
+
+test('train-state: the page’s values pass through when they fit, are clamped with a note when not', async () => {
+  const { simd } = await bothEngines();
+  const schema = simd.trainSchema;
+  const settings = defaultSettings(schema);
+  assert.deepEqual(settings, { optimizer: 'adam', learningRate: 1e-3, initScale: 1, batchSize: 16, seed: 1, stopAt: 500 });
+
+  const ok = trainerConfig(PAGE, settings, schema);
+  assert.deepEqual(ok.notes, []);
+  assert.deepEqual(ok.cfg, { dk: 64, seqLen: 32, batchSize: 16, optimizer: 'adam', learningRate: 1e-3, initScale: 1, precision: 'fp32', saturate: false, seed: 1 });
+  assert.deepEqual(simd.train(ok.cfg).config, { ...ok.cfg }, 'the engine takes the derived config as it is');
+
+  const longT = trainerConfig({ ...PAGE, seqLen: 256 }, settings, schema);
+  assert.equal(longT.cfg.seqLen, 128);
+  assert.match(longT.notes[0], /T = 256 is above the trainer's range 8\.\.128: training uses T = 128/);
+
+  const capped = trainerConfig({ ...PAGE, dk: 4096, seqLen: 2048 }, settings, schema);
+  assert.equal(capped.cfg.seqLen, 128);
+  assert.equal(capped.cfg.batchSize, 4); // 4096 · 128 · 4 = 2^21
+  assert.equal(capped.notes.length, 2);
+  assert.match(capped.notes[1], /cost cap of 2097152: training uses batch size 4/);
+  const t = simd.train(capped.cfg); // accepted by the engine
+  t.delete();
+
+  const custom = trainerConfig({ ...PAGE, scale: 0.05 }, settings, schema);
+  assert.equal(custom.cfg.scale, 0.05);
+  assert.deepEqual(copiesOf(custom.cfg), ['none', 'sqrt', 'linear', 'custom']);
+
+  assert.deepEqual(coerceSetting(schema, 'learningRate', '20'), { value: 10, notice: 'learningRate=20 is above the allowed range 0.000001..10; using learningRate=10.' });
+  assert.equal(coerceSetting(schema, 'batchSize', '3.6').value, 4);
+  assert.equal(coerceSetting(schema, 'stopAt', '-3').value, 0);
+});
+
+test('train-state: the d_k 64 and d_k 256 comparisons reproduce the quoted steps to 90 %, and the summary says so', async () => {
+  const { simd } = await bothEngines();
+  const schema = simd.trainSchema;
+  for (const [id, steps] of [['dk64', 200], ['dk256', 120]]) {
+    const p = TRAIN_PRESETS.find((x) => x.id === id);
+    const { cfg, notes } = trainerConfig({ ...PAGE, ...PRESET_PAGE_BASE, ...p.page }, { ...defaultSettings(schema), ...p.train }, schema);
+    assert.deepEqual(notes, []);
+    const t = simd.train(cfg);
+    const r = t.step(steps);
+    t.delete();
+    const run = { cfg, steps: Array.from(r.step), copies: {}, reached: {} };
+    for (const c of copiesOf(cfg)) {
+      run.copies[c] = Object.fromEntries(METRICS.map((m) => [m, Array.from(r.copies[c][m])]));
+      // Incremental use (chunks of 7) gives the same answer as one pass.
+      const st = { sum: 0, at: null, next: 0 };
+      for (let n = 7; n < steps + 7; n += 7) stepReaching(run.steps, run.copies[c].accuracy.slice(0, n), st);
+      run.reached[c] = st.at;
+      assert.equal(st.at, stepReaching(run.steps, run.copies[c].accuracy));
+    }
+    const quoted = Number(/1\/√d_k (\d+)/.exec(p.measured)[1]);
+    assert.equal(run.reached.sqrt, quoted, `${id}: 1/√d_k reaches 90 % at the quoted step`);
+    const text = summarize(run);
+    assert.match(text, new RegExp(`Reached 90% \\(mean of ${REACH_WINDOW} steps\\): 1/√d_k at step ${quoted}`));
+    // Whichever is larger is named (at step 200 of d_k 64 the learning 1/√d_k copy's is).
+    assert.match(text, /: the (unscaled|1\/√d_k) copy's is [\d.]+× the (1\/√d_k|unscaled) copy's\./);
+  }
+  assert.match(summarize({ cfg: null, steps: [] }), /No steps yet/);
+});
