@@ -1,6 +1,20 @@
 // The plain attention forward O = softmax(Q Kᵀ · s) V for embedders and the benchmarks.
-// Query rows go in blocks: a block's logits (rows × T) stay in cache between QKᵀ, the fused
-// scale + max + exp + sum + divide, and PV, so no T×T matrix is ever written.
+//
+// fp32 (the fast path, issue 7): K (as Kᵀ) and V are packed once per call into column panels
+// (kernels/panel_gemm.hpp). Query rows then go in blocks of 16; for each block:
+//   1. logits: Q_block · Kᵀ in 2-row × 4-vector register tiles, one Kᵀ panel at a time (the panel
+//      is reused by every row pair of the block); the tile's epilogue multiplies by s, stores the
+//      block's logits (16 × T floats, cache-resident: no T×T matrix is ever written) and folds
+//      the row maxima;
+//   2. softmax, one pass per row: p = exp(z − m) (simd::exp_nonpositive, four vectors in flight)
+//      and the sum ℓ in the same loop; p stays unnormalized;
+//   3. output: P_block · V over V panels; the tile's epilogue multiplies by 1/ℓ and stores O.
+// Buffers are members, reused across calls (no allocation once the largest shape was seen).
+// A row whose logits or sum are not finite goes through softmax_row instead, so NaN and inf
+// propagate as in the reference.
+//
+// Other formats (bf16, fp16, fp8) round at every stage and keep the original blocked path on the
+// bit-exact gemm_accumulate.
 #pragma once
 
 #include <vector>
@@ -24,7 +38,13 @@ class AttentionForward {
   void run(const ForwardShape& shape, const float* q, const float* k, const float* v, float* o);
 
  private:
-  std::vector<float> kt_, block_, qr_, kr_, vr_;
+  void run_fp32(const ForwardShape& shape, const float* q, const float* k, const float* v,
+                float* o);
+  void run_rounded(const ForwardShape& shape, const float* q, const float* k, const float* v,
+                   float* o);
+
+  std::vector<float> kt_, block_, qr_, kr_, vr_;           // run_rounded
+  std::vector<float> kPanels_, vPanels_, z_, p_, invSum_;  // run_fp32
 };
 
 // Scalar double-precision reference of the same (fp32 inputs, no rounding).

@@ -33,4 +33,17 @@ inline vf vmin(vf a, vf b) {
 #endif
 }
 
+// max(x, floor) that keeps a NaN x (NaN in, NaN out) in every build: wasm f32x4.pmax(x, floor) is
+// `x < floor ? floor : x`; x86 maxps returns its second operand when either is NaN, so there the
+// operands go the other way round.
+inline vf max_keep_nan(vf x, vf floor) {
+#if defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
+  return x.v < floor.v ? floor : x;
+#elif defined(__wasm_simd128__)
+  return vmax(x, floor);
+#else
+  return xsimd::max(floor, x);
+#endif
+}
+
 }  // namespace attnscale::simd

@@ -1,0 +1,122 @@
+#include "kernels/panel_gemm.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace attnscale::panel {
+
+namespace {
+
+#if !defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
+// panel[k·W' + n] = src[n·ld + k] for k < K (a multiple of 4), n < W' = kPanelWidth: 4 × 4 blocks
+// transposed in registers (zip of lanes, then of lane pairs), for 4-lane vectors (SSE, wasm
+// SIMD128). Four times fewer loads and stores than the scalar gather, and no strided stores.
+template <class V>
+void pack_transposed_4x4(int K, const float* src, long ld, float* panel) {
+  using pairs = xsimd::batch<double>;
+  const auto as_pairs = [](V x) { return xsimd::bitwise_cast<pairs>(x); };
+  const auto as_floats = [](pairs x) { return xsimd::bitwise_cast<V>(x); };
+  for (int n = 0; n < kPanelWidth; n += 4) {
+    const float* rows = src + n * ld;
+    for (int k = 0; k < K; k += 4) {
+      const V r0 = simd::loadu(rows + k), r1 = simd::loadu(rows + ld + k);
+      const V r2 = simd::loadu(rows + 2 * ld + k), r3 = simd::loadu(rows + 3 * ld + k);
+      // t0 = (r0[0] r1[0] r0[1] r1[1]), t1 = (r0[2] r1[2] r0[3] r1[3]); then the same on lane
+      // pairs: output row j = (r0[j] r1[j] r2[j] r3[j]).
+      const V t0 = xsimd::zip_lo(r0, r1), t1 = xsimd::zip_hi(r0, r1);
+      const V t2 = xsimd::zip_lo(r2, r3), t3 = xsimd::zip_hi(r2, r3);
+      float* out = panel + static_cast<long>(k) * kPanelWidth + n;
+      simd::storeu(out, as_floats(xsimd::zip_lo(as_pairs(t0), as_pairs(t2))));
+      simd::storeu(out + kPanelWidth, as_floats(xsimd::zip_hi(as_pairs(t0), as_pairs(t2))));
+      simd::storeu(out + 2 * kPanelWidth, as_floats(xsimd::zip_lo(as_pairs(t1), as_pairs(t3))));
+      simd::storeu(out + 3 * kPanelWidth, as_floats(xsimd::zip_hi(as_pairs(t1), as_pairs(t3))));
+    }
+  }
+}
+#endif
+
+}  // namespace
+
+void pack_panels(int K, int N, const float* src, long rowStride, long colStride, float* out) {
+  for (int p = 0; p < panel_count(N); ++p) {
+    const int n0 = p * kPanelWidth;
+    const int width = std::min(kPanelWidth, N - n0);
+    float* panel = out + static_cast<long>(p) * K * kPanelWidth;
+    const float* block = src + n0 * colStride;
+    if (colStride == 1 && width == kPanelWidth) {
+      // Rows of B are rows of the panel: four vector copies per k.
+      for (int k = 0; k < K; ++k)
+        for (int v = 0; v < kVectors; ++v)
+          simd::storeu(panel + k * kPanelWidth + v * simd::W,
+                       simd::loadu(block + k * rowStride + v * simd::W));
+      continue;
+    }
+    if (width < kPanelWidth) std::fill(panel, panel + static_cast<long>(K) * kPanelWidth, 0.0f);
+    if (rowStride == 1) {
+#if !defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
+      if constexpr (simd::W == 4) {
+        if (width == kPanelWidth && K % 4 == 0) {
+          pack_transposed_4x4<vf>(K, block, colStride, panel);
+          continue;
+        }
+      }
+#endif
+      // A transposed source (Kᵀ from K): read each source row contiguously, write a panel column.
+      for (int n = 0; n < width; ++n)
+        for (int k = 0; k < K; ++k) panel[k * kPanelWidth + n] = block[n * colStride + k];
+    } else {
+      for (int k = 0; k < K; ++k)
+        for (int n = 0; n < width; ++n)
+          panel[k * kPanelWidth + n] = block[k * rowStride + n * colStride];
+    }
+  }
+}
+
+void panel_gemm_reference(int M, int N, int K, const float* a, int lda, const float* b,
+                          long rowStride, long colStride, float* c, int ldc) {
+  for (int i = 0; i < M; ++i)
+    for (int n = 0; n < N; ++n) {
+      float acc = 0.0f;
+      for (int k = 0; k < K; ++k)
+        acc = acc + a[static_cast<long>(i) * lda + k] * b[k * rowStride + n * colStride];
+      c[static_cast<long>(i) * ldc + n] = acc;
+    }
+}
+
+namespace {
+template <int R>
+void store_tile(const vf (&acc)[R][kVectors], int i, int n0, int N, float* c, int ldc) {
+  alignas(64) float lanes[kPanelWidth];
+  for (int r = 0; r < R; ++r) {
+    for (int v = 0; v < kVectors; ++v) simd::storeu(lanes + v * simd::W, acc[r][v]);
+    std::copy(lanes, lanes + std::min(kPanelWidth, N - n0),
+              c + static_cast<long>(i + r) * ldc + n0);
+  }
+}
+}  // namespace
+
+void panel_gemm(int M, int N, int K, const float* a, int lda, const float* b, long rowStride,
+                long colStride, float* c, int ldc) {
+  std::vector<float> packed(static_cast<std::size_t>(panel_count(N)) * K * kPanelWidth);
+  pack_panels(K, N, b, rowStride, colStride, packed.data());
+  for (int p = 0; p < panel_count(N); ++p) {
+    const float* panel = packed.data() + static_cast<long>(p) * K * kPanelWidth;
+    int i = 0;
+    for (; i + 2 <= M; i += 2) {
+      vf acc[2][kVectors];
+      zero(acc);
+      const float* rows[2] = {a + static_cast<long>(i) * lda, a + static_cast<long>(i + 1) * lda};
+      tile<2>(K, rows, panel, acc);
+      store_tile<2>(acc, i, p * kPanelWidth, N, c, ldc);
+    }
+    if (i < M) {
+      vf acc[1][kVectors];
+      zero(acc);
+      const float* rows[1] = {a + static_cast<long>(i) * lda};
+      tile<1>(K, rows, panel, acc);
+      store_tile<1>(acc, i, p * kPanelWidth, N, c, ldc);
+    }
+  }
+}
+
+}  // namespace attnscale::panel
