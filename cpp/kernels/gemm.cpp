@@ -1,6 +1,7 @@
 #include "kernels/gemm.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "simd/batch.hpp"
 
@@ -10,15 +11,17 @@ namespace {
 
 using simd::vf;
 constexpr int W = static_cast<int>(simd::W);
-// k-block keeps a B panel (kBlock × 4W floats) in L1; m-block keeps A rows in L2.
+// A k-block of one B panel (kBlock × 4W floats, 16 KiB in wasm) is packed contiguously and stays
+// in L1 while every row pair of C streams past it. Packing only moves B; each C entry is still
+// accumulated in plain k order, so the result is the same bits as without it.
 constexpr int kBlock = 256;
-constexpr int mBlock = 64;
 
 // A register tile of R rows × V vectors of C: 2 × 4 is the largest that fits 128-bit wasm without
 // spills (TOOLCHAIN.md: V8 keeps ~15 vector registers; SIMD128 has no FMA).
+// `b` points at B(k0, j); consecutive k are bStep floats apart (B's ld, or 4W when packed).
 template <int R, int V>
-inline void tile(int i, int j, int k0, int k1, const MatrixView& A, const MatrixView& B, float* C,
-                 int ldc) {
+inline void tile(int i, int j, int k0, int k1, const MatrixView& A, const float* b, long bStep,
+                 float* C, int ldc) {
   vf acc[R][V];
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < V; ++v) acc[r][v] = simd::loadu(C + (i + r) * ldc + j + v * W);
@@ -28,8 +31,7 @@ inline void tile(int i, int j, int k0, int k1, const MatrixView& A, const Matrix
   for (int r = 0; r < R; ++r)
     a[r] = A.transposed ? A.data + static_cast<long>(k0) * A.ld + i + r
                         : A.data + static_cast<long>(i + r) * A.ld + k0;
-  const float* b = B.data + static_cast<long>(k0) * B.ld + j;
-  for (int k = k0; k < k1; ++k, b += B.ld) {
+  for (int k = k0; k < k1; ++k, b += bStep) {
     vf bv[V];
     for (int v = 0; v < V; ++v) bv[v] = simd::loadu(b + v * W);
     for (int r = 0; r < R; ++r) {
@@ -57,25 +59,34 @@ inline void column(int i0, int i1, int j, int k0, int k1, const MatrixView& A, c
 }
 
 template <int V>
-inline void row_pairs(int i0, int i1, int j, int k0, int k1, const MatrixView& A,
-                      const MatrixView& B, float* C, int ldc) {
-  int i = i0;
-  for (; i + 2 <= i1; i += 2) tile<2, V>(i, j, k0, k1, A, B, C, ldc);
-  if (i < i1) tile<1, V>(i, j, k0, k1, A, B, C, ldc);
+inline void row_pairs(int M, int j, int k0, int k1, const MatrixView& A, const float* b,
+                      long bStep, float* C, int ldc) {
+  int i = 0;
+  for (; i + 2 <= M; i += 2) tile<2, V>(i, j, k0, k1, A, b, bStep, C, ldc);
+  if (i < M) tile<1, V>(i, j, k0, k1, A, b, bStep, C, ldc);
+}
+
+std::vector<float>& panel_buffer() {
+  static std::vector<float> buffer(static_cast<std::size_t>(kBlock) * 4 * W);
+  return buffer;
 }
 
 }  // namespace
 
 void gemm_accumulate(int M, int N, int k0, int k1, MatrixView A, MatrixView B, float* C, int ldc) {
+  constexpr int P = 4 * W;
+  float* panel = panel_buffer().data();
   for (int kb = k0; kb < k1; kb += kBlock) {
     const int ke = std::min(kb + kBlock, k1);
-    for (int ib = 0; ib < M; ib += mBlock) {
-      const int ie = std::min(ib + mBlock, M);
-      int j = 0;
-      for (; j + 4 * W <= N; j += 4 * W) row_pairs<4>(ib, ie, j, kb, ke, A, B, C, ldc);
-      for (; j + W <= N; j += W) row_pairs<1>(ib, ie, j, kb, ke, A, B, C, ldc);
-      for (; j < N; ++j) column(ib, ie, j, kb, ke, A, B, C, ldc);
+    int j = 0;
+    for (; j + P <= N; j += P) {
+      for (int k = kb; k < ke; ++k)
+        std::copy_n(B.data + static_cast<long>(k) * B.ld + j, P, panel + (k - kb) * P);
+      row_pairs<4>(M, j, kb, ke, A, panel, P, C, ldc);
     }
+    for (; j + W <= N; j += W)
+      row_pairs<1>(M, j, kb, ke, A, B.data + static_cast<long>(kb) * B.ld + j, B.ld, C, ldc);
+    for (; j < N; ++j) column(0, M, j, kb, ke, A, B, C, ldc);
   }
 }
 

@@ -35,7 +35,7 @@ double median(std::vector<double> v) {
 }
 
 // Peak of independent 256-bit (or the host's widest) multiply-add chains: 8 accumulators.
-double peak_gflops() {
+__attribute__((noinline)) double peak_gflops() {
   using attnscale::simd::vf;
   vf acc[8];
   for (int i = 0; i < 8; ++i) acc[i] = vf(0.1f * i);
