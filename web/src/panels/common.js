@@ -150,6 +150,7 @@ export function createChart(host, { label, makeOpts, data, aspect = 0.5, minH = 
   opts.hooks = opts.hooks ?? {};
   opts.hooks.drawClear = [(u) => { u.pal = readPalette(box); }, ...(opts.hooks.drawClear ?? [])];
   if (onDraw) opts.hooks.draw = [...(opts.hooks.draw ?? []), onDraw];
+  for (const [key, sc] of Object.entries(opts.scales ?? {})) if (key !== 'x' && sc.distr === 3 && !sc.range) sc.range = (uu, mn, mx) => { const r = mn == null ? [null, null] : uPlot.rangeLog(mn, mx, sc.log ?? 10, false); if (mn != null && !(r[0] > 1e-300 && r[1] < 1e300)) console.warn('DEBUGRANGE', label, key, mn, mx, r[0], r[1], JSON.stringify(uu.data.map((d) => Array.from(d ?? []).slice(0, 14)))); return r; };
   const u = new uPlot({ legend: { show: false }, cursor: { show: false }, ...opts, ...size() }, data, box);
   u.pal = readPalette(box);
   let lastW = 0;
