@@ -60,7 +60,6 @@ async function openWatched(path) {
   page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
   page.on('popup', (p) => { dialogs.push(`popup ${p.url()}`); });
   page.on('pageerror', (e) => console.log(`# pageerror: ${e.stack}`)); // where, when it happens
-  page.on('console', (m) => { if (/DEBUG/.test(m.text())) console.log('# ' + m.text()); });
   await page.goto(server.url + path);
   return { page, errors, dialogs };
 }

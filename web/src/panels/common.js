@@ -50,6 +50,7 @@ export const log2Axis = (label) => axis({
   splits: (u) => {
     const [lo, hi] = [u.scales.x.min, u.scales.x.max];
     const out = [];
+    if (!Number.isFinite(hi)) return out;
     for (let p = 1; p <= hi * 1.0001; p *= 2) if (p >= lo * 0.9999) out.push(p);
     // every power of two when there is room for its label, else every other one
     const room = u.bbox.width / devicePixelRatio / Math.max(1, out.length);
@@ -59,7 +60,28 @@ export const log2Axis = (label) => axis({
   size: 44,
 });
 
-export const logYAxis = (label) => axis({ label, values: (u, splits) => splits.map(axisNum), size: 56 });
+/**
+ * Ticks of a log10 axis: 1…9 times each power of ten in view (only the powers when many decades
+ * are; uPlot's filter then labels what fits). Replaces uPlot's default log splits, which never end
+ * for some ranges (a tick that is not in its step table is rounded to 0 decimals, i.e. back to 0)
+ * and then throw "Invalid array length" after freezing the page for a second or more.
+ */
+export function log10Splits(u, axisIdx, min, max) {
+  const out = [];
+  if (!(min > 0) || !(max >= min) || !Number.isFinite(max)) return out;
+  const lo = Math.floor(Math.log10(min)), hi = Math.ceil(Math.log10(max));
+  const mults = hi - lo <= 8 ? [1, 2, 3, 4, 5, 6, 7, 8, 9] : [1]; // labels thinned by uPlot's filter
+  const step = Math.max(1, Math.ceil((hi - lo) / 12));
+  for (let e = lo; e <= hi; e += step) {
+    for (const m of mults) {
+      const v = Number((m * 10 ** e).toPrecision(12));
+      if (v >= min * (1 - 1e-9) && v <= max * (1 + 1e-9)) out.push(v);
+    }
+  }
+  return out.length >= 2 ? out : [min, max];
+}
+
+export const logYAxis = (label) => axis({ label, values: (u, splits) => splits.map(axisNum), splits: log10Splits, size: 56 });
 
 /**
  * The panel frame. Returns the elements a panel fills in.
@@ -150,7 +172,6 @@ export function createChart(host, { label, makeOpts, data, aspect = 0.5, minH = 
   opts.hooks = opts.hooks ?? {};
   opts.hooks.drawClear = [(u) => { u.pal = readPalette(box); }, ...(opts.hooks.drawClear ?? [])];
   if (onDraw) opts.hooks.draw = [...(opts.hooks.draw ?? []), onDraw];
-  for (const [key, sc] of Object.entries(opts.scales ?? {})) if (key !== 'x' && sc.distr === 3 && !sc.range) sc.range = (uu, mn, mx) => { const r = mn == null ? [null, null] : uPlot.rangeLog(mn, mx, sc.log ?? 10, false); if (mn != null && !(r[0] > 1e-300 && r[1] < 1e300)) console.warn('DEBUGRANGE', label, key, mn, mx, r[0], r[1], JSON.stringify(uu.data.map((d) => Array.from(d ?? []).slice(0, 14)))); return r; };
   const u = new uPlot({ legend: { show: false }, cursor: { show: false }, ...opts, ...size() }, data, box);
   u.pal = readPalette(box);
   let lastW = 0;
