@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createEngine } from '../../web/src/engine.js';
 import { plainAttention } from './plain-attention.js';
+import { maxAbsDiff, median, randomMatrix } from './peers/harness.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const ROUNDS = 7;
@@ -15,7 +16,6 @@ const ROUND_MS = 40;
 const SHAPES = [128, 512].flatMap((T) => [16, 64, 128, 512].map((dk) => ({ T, dk })));
 const SWEEP_DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function msPerCall(fn, minMs) {
   let calls = 0;
@@ -36,22 +36,6 @@ function timeSideBySide(impls, rounds = ROUNDS, minMs = ROUND_MS) {
     for (const [name, fn] of Object.entries(impls)) samples[name].push(msPerCall(fn, minMs));
   }
   return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
-}
-
-function randomMatrix(n, seed) {
-  let s = seed >>> 0;
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    out[i] = s / 2 ** 32 - 0.5;
-  }
-  return out;
-}
-
-function maxAbsDiff(a, b) {
-  let worst = 0;
-  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
-  return worst;
 }
 
 const simd = await createEngine({ simd: true });
