@@ -196,6 +196,11 @@ describe('the training panel', { timeout: 300000 }, () => {
     const custom = await open('?dk=32&seqLen=16&scale=0.05');
     await custom.page.locator('[data-panel="training"] [data-action="step"]').click();
     await waitSteps(custom.page, { eq: STEP_BUTTON_STEPS });
+    // The custom copy's readout is filled in the same frame as, or just after, the step counter.
+    await custom.page.waitForFunction(() => {
+      const el = document.querySelector('[data-stat="train.custom.loss"]');
+      return el && Number.isFinite(Number(el.textContent)) && el.textContent.trim() !== '';
+    }, null, { timeout: 10000 }).catch(() => {});
     assert.ok(Number.isFinite(Number(await stat(custom.page, 'train.custom.loss'))), 'a fourth copy with the custom multiplier');
     assert.match(await custom.page.locator('[data-panel="training"] .legend').textContent(), /× 0\.05/);
     assert.deepEqual([...errors, ...big.errors, ...custom.errors], []);
