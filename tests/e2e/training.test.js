@@ -76,7 +76,13 @@ describe('the training panel', { timeout: 300000 }, () => {
     const a = await steps(page);
     const printA = await canvasPrint(page, 0);
     await waitSteps(page, { min: a + 30 });
-    const printB = await canvasPrint(page, 0);
+    // The charts redraw on the next animation frame after the counter: poll (up to 5 s) instead of
+    // sampling once, so a loaded machine does not read the canvas between the two.
+    let printB = await canvasPrint(page, 0);
+    for (let t = 0; t < 50 && printB.hsh === printA.hsh; t++) {
+      await page.waitForTimeout(100);
+      printB = await canvasPrint(page, 0);
+    }
     assert.notEqual(printA.hsh, before0.hsh, 'the loss chart drew curves');
     assert.notEqual(printB.hsh, printA.hsh, 'the loss chart keeps changing while playing');
     assert.ok(await steps(page) > a, 'the counter advances');
