@@ -57,9 +57,9 @@ class Reader {
     return x;
   }
   std::string text() {
-    static const char* const words[] = {"fp32", "bf16", "fp16",   "fp8e4m3",  "fp8e5m2",
-                                        "none", "sqrt", "linear", "naive",    "online",
-                                        "",     "FP16", "sqrt ",  "\xff\xfe", "0.5"};
+    static const char* const words[] = {"fp32",  "bf16",     "fp16",  "fp8e4m3", "fp8e5m2", "none",
+                                        "sqrt",  "linear",   "naive", "online",  "",        "FP16",
+                                        "sqrt ", "\xff\xfe", "0.5",   "sgd",     "adam"};
     return words[byte() % (sizeof words / sizeof *words)];
   }
 
@@ -81,15 +81,12 @@ void check_stats(const RunStats& s, const Config& c) {
     fail("non-finite count above T²");
 }
 
-}  // namespace
-
-void config_and_run(const std::uint8_t* data, std::size_t size) {
-  static const char* const names[] = {
-      "dk",        "seqLen", "precision", "saturate", "scale",       "subtractMax", "softmax",
-      "blockSize", "causal", "mean",      "std",      "correlation", "seed",        "bogus"};
-  Reader in(data, size);
+// Up to maxFields (name, value) pairs: the name from `names`, the value a number, a boolean, one
+// of the known words, or a value of another JS type.
+template <std::size_t N>
+FieldMap read_fields(Reader& in, const char* const (&names)[N], int maxFields) {
   FieldMap fields;
-  const int count = in.byte() % 10;
+  const int count = in.byte() % (maxFields + 1);
   for (int i = 0; i < count && !in.empty(); ++i) {
     FieldValue v;
     const std::uint8_t kind = in.byte() % 4;
@@ -106,8 +103,19 @@ void config_and_run(const std::uint8_t* data, std::size_t size) {
       v.kind = FieldValue::Kind::other;
       v.text = "null";
     }
-    fields.emplace_back(names[in.byte() % (sizeof names / sizeof *names)], v);
+    fields.emplace_back(names[in.byte() % N], v);
   }
+  return fields;
+}
+
+}  // namespace
+
+void config_and_run(const std::uint8_t* data, std::size_t size) {
+  static const char* const names[] = {
+      "dk",        "seqLen", "precision", "saturate", "scale",       "subtractMax", "softmax",
+      "blockSize", "causal", "mean",      "std",      "correlation", "seed",        "bogus"};
+  Reader in(data, size);
+  const FieldMap fields = read_fields(in, names, 9);
   Config c;
   const ConfigError err = parse_config(fields, c);
   if (!err.ok()) {
@@ -153,23 +161,7 @@ void train_step(const std::uint8_t* data, std::size_t size) {
                                       "learningRate", "initScale", "precision", "saturate",
                                       "seed",         "scale",     "x"};
   Reader in(data, size);
-  FieldMap fields;
-  const int count = in.byte() % 8;
-  for (int i = 0; i < count && !in.empty(); ++i) {
-    FieldValue v;
-    const std::uint8_t kind = in.byte() % 3;
-    if (kind == 0) {
-      v.kind = FieldValue::Kind::number;
-      v.number = in.number();
-    } else if (kind == 1) {
-      v.kind = FieldValue::Kind::boolean;
-      v.boolean = in.byte() & 1;
-    } else {
-      v.kind = FieldValue::Kind::string;
-      v.text = (in.byte() & 1) ? (in.byte() & 1 ? "sgd" : "adam") : in.text();
-    }
-    fields.emplace_back(names[in.byte() % (sizeof names / sizeof *names)], v);
-  }
+  const FieldMap fields = read_fields(in, names, 7);
   TrainConfig c;
   const ConfigError err = parse_train_config(fields, c);
   if (!err.ok()) {
