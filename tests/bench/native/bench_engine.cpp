@@ -8,31 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.hpp"
 #include "engine/attention_engine.hpp"
 #include "kernels/attention_forward.hpp"
 #include "simd/batch.hpp"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-template <class F>
-double ms_per_call(F&& f, double minMs) {
-  int calls = 0;
-  const auto start = Clock::now();
-  double elapsed = 0;
-  do {
-    f();
-    ++calls;
-    elapsed = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  } while (elapsed < minMs);
-  return elapsed / calls;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using attnscale::bench::Clock;
+using attnscale::bench::median;
+using attnscale::bench::ms_per_call;
+using attnscale::bench::ms_since;
 
 // Peak of independent 256-bit (or the host's widest) multiply-add chains: 8 accumulators.
 __attribute__((noinline)) double peak_gflops() {

@@ -12,34 +12,16 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.hpp"
 #include "kernels/attention_forward.hpp"
 #include "simd/batch.hpp"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-template <class F>
-double ms_per_call(F&& f, double minMs) {
-  int calls = 0;
-  const auto start = Clock::now();
-  double elapsed = 0;
-  do {
-    f();
-    ++calls;
-    elapsed = ms_since(start);
-  } while (elapsed < minMs);
-  return elapsed / calls;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using attnscale::bench::Clock;
+using attnscale::bench::median;
+using attnscale::bench::ms_per_call;
+using attnscale::bench::ms_since;
 
 // The JS harness's randomMatrix: s = s·1664525 + 1013904223 (mod 2³²), x = s/2³² − 0.5.
 std::vector<float> random_matrix(int n, std::uint32_t seed) {
