@@ -189,6 +189,15 @@ export function createChart(host, { label, makeOpts, data, aspect = 0.5, minH = 
 }
 
 /** Vertical marker lines with a label, drawn inside the plot area of `u` (in a draw hook). */
+/** Paints a cell image (one pixel per cell) over the plot area, unsmoothed: the heatmaps. */
+export function drawImageInPlot(u, image) {
+  const { ctx: c, bbox } = u;
+  c.save();
+  c.imageSmoothingEnabled = false;
+  c.drawImage(image, bbox.left, bbox.top, bbox.width, bbox.height);
+  c.restore();
+}
+
 export function drawVLine(u, x, { color, dash = [], label, width = 1.5, labelRow = 0 }) {
   const xs = u.scales.x;
   if (!(x >= xs.min && x <= xs.max)) return false;

@@ -2,7 +2,7 @@
 // on a log scale. The image is painted into the plot area of a uPlot (its axes give the indices);
 // a second small uPlot carries the colour scale. Non-finite weights (NaN/±inf) have their own
 // colour; masked (exactly zero) weights another. Large T is max-pooled in the Worker.
-import { panelFrame, createChart, axis } from './common.js';
+import { panelFrame, createChart, axis, drawImageInPlot } from './common.js';
 import { fmt, axisNum, scaleLabel } from '../format.js';
 
 export const meta = { name: 'heatmap', title: 'Attention weights' };
@@ -72,11 +72,7 @@ export function mount(el, ctx = {}) {
     data: [[0, 1], [0, 1]],
     onDraw: (u) => {
       if (!image) return;
-      const { ctx: c, bbox } = u;
-      c.save();
-      c.imageSmoothingEnabled = false;
-      c.drawImage(image, bbox.left, bbox.top, bbox.width, bbox.height);
-      c.restore();
+      drawImageInPlot(u, image);
       ctx.onDrawn?.('heatmap');
     },
   });

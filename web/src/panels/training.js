@@ -10,7 +10,7 @@
 // d_k, T, precision and the custom multiplier come from the page (train-state.js says how they
 // are clamped); the optimizer, learning rate, init scale, batch size and seed are this panel's.
 // Every number drawn is a metric the engine measured on that step's batch, before the update.
-import { panelFrame, createChart, axis, logYAxis, readPalette } from './common.js';
+import { panelFrame, createChart, axis, logYAxis, readPalette, drawImageInPlot } from './common.js';
 import { rampRgb, tOf, FLOOR } from './heatmap.js';
 import { h, uniquePrefix } from '../dom.js';
 import { fmt, axisNum } from '../format.js';
@@ -214,11 +214,7 @@ export function mount(el, ctx = {}) {
         data: [[0, 1], [0, 1]],
         onDraw: (u) => {
           if (!image) return;
-          const { ctx: c, bbox } = u;
-          c.save();
-          c.imageSmoothingEnabled = false;
-          c.drawImage(image, bbox.left, bbox.top, bbox.width, bbox.height);
-          c.restore();
+          drawImageInPlot(u, image);
         },
       });
       return { copy, label, chart, setImage(img) { image = img; } };
