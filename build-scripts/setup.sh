@@ -19,6 +19,12 @@ declare -A probe=(
   [chromium]=/usr/bin/chromium
   [clang]=/usr/bin/clang
   [libclang-rt-14-dev]=/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
+  # The other two browser engines of the test suite (TOOLCHAIN.md): Firefox over WebDriver BiDi,
+  # WebKitGTK (Safari's engine) through WebKitWebDriver + MiniBrowser under a virtual X server.
+  [firefox-esr]=/usr/bin/firefox-esr
+  [webkit2gtk-driver]=/usr/bin/WebKitWebDriver
+  [xvfb]=/usr/bin/xvfb-run
+  [xauth]=/usr/bin/xauth
 )
 
 missing=()
@@ -48,7 +54,8 @@ cd "$(dirname "$0")/.."
 lock_stamp=node_modules/.package-lock.json
 if [ ! -d node_modules ] || [ package-lock.json -nt "$lock_stamp" ]; then
   log "npm ci (from the committed package-lock.json)"
-  npm ci --no-audit --no-fund --loglevel=error
+  # puppeteer-core never downloads a browser; the variable makes that explicit for any tool that might.
+  PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error
 else
   log "npm dependencies: up to date"
 fi

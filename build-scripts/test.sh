@@ -11,7 +11,15 @@ echo "[test] engine API against the real wasm modules (node --test)"
 node --test tests/js/
 echo "[test] the same with wasm SIMD switched off in V8: the scalar fallback must load by itself"
 ATTNSCALE_EXPECT_SIMD=0 node --no-enable-sse4-1 --test tests/js/fallback.test.js
-if [ -d tests/e2e ] && ls tests/e2e/*.test.js >/dev/null 2>&1; then
-  echo "[test] end-to-end in headless chromium (node --test)"
-  node --test --test-concurrency=1 tests/e2e/
-fi
+# One browser suite at a time: each file shares one browser between its tests (2-core machines).
+suite() { # suite <label> <dir> [command prefix…]
+  local label=$1 dir=$2; shift 2
+  ls "$dir"/*.test.js >/dev/null 2>&1 || return 0
+  echo "[test] $label"
+  "$@" node --test --test-concurrency=1 "$dir"/
+}
+suite "end-to-end in headless chromium (node --test)" tests/e2e
+suite "the npm package as its users install it (pack, install, Node/Vite/TypeScript/CDN consumers)" tests/consumer
+suite "Firefox ESR over WebDriver BiDi (puppeteer-core)" tests/firefox
+suite "WebKitGTK (Safari's engine) via WebKitWebDriver, LANG=C.UTF-8" tests/webkit env LANG=C.UTF-8 LC_ALL=C.UTF-8 xvfb-run -a
+suite "WebKitGTK via WebKitWebDriver, LANG=en_US.UTF-8" tests/webkit env LANG=en_US.UTF-8 LC_ALL=en_US.UTF-8 xvfb-run -a
