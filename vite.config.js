@@ -89,6 +89,10 @@ const folderBuild = {
       preserveEntrySignatures: 'exports-only',
       output: {
         entryFileNames: (chunk) => (chunk.name === 'attn-scale-demo' ? '[name].js' : 'assets/[name]-[hash].js'),
+        // Vite's modulepreload polyfill (page only) would otherwise take the name of a chunk the web
+        // component loads; its own name keeps it out of the npm package's `files` globs.
+        chunkFileNames: (chunk) => (chunk.moduleIds.some((id) => id.includes('modulepreload-polyfill'))
+          ? 'assets/modulepreload-polyfill-[hash].js' : 'assets/[name]-[hash].js'),
       },
     },
   },

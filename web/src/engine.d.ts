@@ -1,0 +1,290 @@
+// Types of attnscale's public JS API (web/src/engine.js), written by hand from the C++ sources they
+// mirror: cpp/config/config.* (fields, ranges, defaults), cpp/engine/run_result.* (what `run`
+// measures), cpp/bindings.cpp (shapes crossing the wasm boundary) and cpp/train/ (the trainer).
+// tests/consumer/types.test.js type-checks a consumer under --strict and checks that wrong calls fail.
+
+/** Number formats the forward pass can be rounded to. */
+export type Precision = 'fp32' | 'bf16' | 'fp16' | 'fp8e4m3' | 'fp8e5m2';
+
+/**
+ * Multiplier on QKᵀ: `'none'` (×1), `'sqrt'` (×1/√d_k), `'linear'` (×1/d_k) or a finite number
+ * in (0, 10⁶].
+ */
+export type Scale = 'none' | 'sqrt' | 'linear' | number;
+
+/** `'naive'`: the whole row at once; `'online'`: keys in blocks with a running max (FlashAttention). */
+export type SoftmaxMode = 'naive' | 'online';
+
+/** The stages whose inf/NaN values `run` counts, in pipeline order. */
+export type Stage = 'logits' | 'exp' | 'weights' | 'output';
+
+/** Every config field, with defaults filled in (what `validate` returns and `run` reports). */
+export interface FullConfig {
+  /** Dimension of each query and key vector: integer 1…4096. Default 64. */
+  dk: number;
+  /** Sequence length T: integer 2…2048. Default 256. */
+  seqLen: number;
+  /** Default `'fp32'`. */
+  precision: Precision;
+  /** fp8 only: overflow clamps to ±max finite instead of NaN/inf. Default false. */
+  saturate: boolean;
+  /** Default `'sqrt'`. */
+  scale: Scale;
+  /** Subtract each row's largest logit before exp(). Default true. */
+  subtractMax: boolean;
+  /** Default `'naive'`. */
+  softmax: SoftmaxMode;
+  /** Keys per block of the online softmax: integer 1…seqLen. Default 64 (or seqLen if smaller). */
+  blockSize: number;
+  /** Each query sees only itself and earlier keys. Default false. */
+  causal: boolean;
+  /** Mean of every q and k component, in [−10⁶, 10⁶]. Default 0. */
+  mean: number;
+  /** Standard deviation of every q and k component, in (0, 10⁶]. Default 1. */
+  std: number;
+  /** Correlation between q_i and k_i of the same token, in [−1, 1]. Default 0. */
+  correlation: number;
+  /** Seed of the sampled Q, K, V and upstream gradient: integer 0…2³²−1. Default 1. */
+  seed: number;
+}
+
+/** A config as passed in: any subset of the fields (the rest take their defaults). */
+export type Config = Partial<FullConfig>;
+
+/** Counts of inf/NaN values at each stage. */
+export interface NonFiniteCounts {
+  logits: number;
+  exp: number;
+  weights: number;
+  output: number;
+}
+
+/** A histogram over the data's own range: 64 bins. */
+export interface Histogram {
+  /** 65 bin edges. */
+  edges: Float64Array;
+  /** 64 counts. */
+  counts: Uint32Array;
+}
+
+/** The scalar measurements of one run (also one point of a sweep). */
+export interface RunScalars {
+  /** Mean of QKᵀ before scaling, over the visible (query, key) pairs. */
+  rawLogitMean: number;
+  /** σ of QKᵀ before scaling. */
+  rawLogitStd: number;
+  /** The σ the sampling model predicts (√d_k for i.i.d. N(0, 1)). */
+  rawLogitStdTheory: number;
+  /** The multiplier used. */
+  scaleFactor: number;
+  logitMean: number;
+  logitStd: number;
+  logitMin: number;
+  logitMax: number;
+  /** Mean softmax entropy over rows (nats). */
+  entropy: number;
+  /** Mean ln(keys visible to the row). */
+  entropyMax: number;
+  /** Mean largest weight. */
+  maxWeight: number;
+  /** Share of rows whose largest weight is > 0.99. */
+  saturatedFraction: number;
+  /** ‖diag(p) − ppᵀ‖_F over rows: mean. */
+  jacobianNormMean: number;
+  /** ‖diag(p) − ppᵀ‖_F over rows: median. */
+  jacobianNormMedian: number;
+  /** RMS over entries of ∂L/∂Q for L = Σ O ⊙ G. */
+  gradNormQ: number;
+  /** RMS over entries of ∂L/∂K. */
+  gradNormK: number;
+  /** Rows left out of the row statistics because a weight is inf/NaN. */
+  nonFiniteRows: number;
+  /** max |O_online − O_naive| when softmax is 'online' (NaN otherwise). */
+  onlineMaxAbsDiff: number;
+  /** The format's largest finite value. */
+  largestFinite: number;
+  nonFinite: NonFiniteCounts;
+  /** Where the chain first produced inf/NaN, or null. */
+  firstNonFiniteStage: Stage | null;
+}
+
+/** What `run` returns. */
+export interface RunResult extends RunScalars {
+  /** Histogram of the scaled logits. */
+  histogram: Histogram;
+  /** Histogram of the raw logits QKᵀ. */
+  rawHistogram: Histogram;
+  /** seqLen² attention weights, row-major (NaN/inf cells kept). */
+  attention: Float32Array;
+  /** Per query row, seqLen values. */
+  rowEntropy: Float32Array;
+  rowMaxWeight: Float32Array;
+  rowJacobianNorm: Float32Array;
+  /** The full config used. */
+  config: FullConfig;
+  /** Wall time of the call, ms. */
+  timeMs: number;
+}
+
+/** One point of a sweep, as `sweepPoints` yields it. */
+export interface SweepPoint extends RunScalars {
+  dk: number;
+}
+
+/** Scalar field names of a run (the numeric columns of a sweep). */
+export type ScalarName = {
+  [K in keyof RunScalars]: RunScalars[K] extends number ? K : never;
+}[keyof RunScalars];
+
+/** What `sweep` returns: one column per scalar field, one entry per d_k. */
+export type SweepResult = { dk: Int32Array } & { [K in ScalarName]: Float64Array } & {
+  nonFinite: { [K in keyof NonFiniteCounts]: Float64Array };
+  firstNonFiniteStage: (Stage | null)[];
+};
+
+/** Options of `attention`: seqLen and dk are required. */
+export interface AttentionOptions {
+  seqLen: number;
+  dk: number;
+  scale?: Scale;
+  subtractMax?: boolean;
+  causal?: boolean;
+  precision?: Precision;
+  saturate?: boolean;
+}
+
+/** One row of `engine.schema`. */
+export interface SchemaField {
+  name: keyof FullConfig;
+  type: 'int' | 'number' | 'bool' | 'enum' | 'scale';
+  /** int, number and scale fields. */
+  min?: number;
+  max?: number;
+  minExclusive?: boolean;
+  /** blockSize: its upper bound is this field's value. */
+  maxField?: 'seqLen';
+  /** enum and scale fields: the names allowed. */
+  values?: string[];
+  default: number | boolean | string;
+  label: string;
+  hint: string;
+}
+
+/** One row of `engine.trainSchema`. */
+export type TrainSchemaField =
+  | { name: 'dk' | 'seqLen' | 'batchSize' | 'seed'; type: 'int'; min: number; max: number; default: number }
+  | { name: 'learningRate' | 'initScale'; type: 'number'; min: number; max: number; default: number }
+  | { name: 'optimizer'; type: 'enum'; values: Optimizer[]; default: Optimizer }
+  | { name: 'workCap'; type: 'limit'; value: number; hint: string };
+
+export interface EngineInfo {
+  /** True when the wasm SIMD build runs. */
+  simd: boolean;
+  /** The engine's version, e.g. '0.1.0'. */
+  version: string;
+  /** The vector instruction set the build targets: 'sse4.1' (lowered to SIMD128) or 'scalar'. */
+  arch: string;
+}
+
+export type Optimizer = 'adam' | 'sgd';
+
+/** The copies a trainer runs side by side: 'custom' only when `scale` was given. */
+export type TrainCopy = 'none' | 'sqrt' | 'linear' | 'custom';
+
+/** Training settings; every field is optional. */
+export interface TrainConfig {
+  /** Integer 1…4096. Default 64. */
+  dk?: number;
+  /** Integer 8…128. Default 32. */
+  seqLen?: number;
+  /** Integer 1…64. Default 16. dk · seqLen · batchSize must not exceed 2²¹. */
+  batchSize?: number;
+  /** Default 'adam'. */
+  optimizer?: Optimizer;
+  /** In [1e-6, 10]. Default 1e-3. */
+  learningRate?: number;
+  /** Std of the initial q and k components, in [0.01, 10]. Default 1. */
+  initScale?: number;
+  precision?: Precision;
+  saturate?: boolean;
+  /** Integer 0…2³²−1. Default 1. */
+  seed?: number;
+  /** A fourth, custom logit multiplier (copy 'custom'), in (0, 10⁶]. */
+  scale?: number;
+}
+
+/** The training settings in use (`trainer.config`). */
+export interface FullTrainConfig extends Required<Omit<TrainConfig, 'scale'>> {
+  scale?: number;
+}
+
+/** Per-step metrics of one copy, one entry per step. */
+export interface TrainMetrics {
+  loss: Float64Array;
+  accuracy: Float64Array;
+  entropy: Float64Array;
+  saturatedFraction: Float64Array;
+  gradNormWq: Float64Array;
+  gradNormWk: Float64Array;
+}
+
+export interface TrainStepResult {
+  step: Int32Array;
+  copies: { none: TrainMetrics; sqrt: TrainMetrics; linear: TrainMetrics; custom?: TrainMetrics };
+}
+
+export class Trainer {
+  private constructor();
+  readonly config: FullTrainConfig;
+  /** Runs n steps (integer 1…10000, default 1) of every copy. */
+  step(n?: number): TrainStepResult;
+  /** The seqLen × seqLen weights of one fixed example under the copy's current weights. */
+  attention(copy: TrainCopy): Float32Array;
+  /** Steps run since the last reset. */
+  readonly steps: number;
+  /** Back to the initial weights and step 0. */
+  reset(): void;
+  /** Frees the wasm-side trainer. */
+  delete(): void;
+}
+
+export class Engine {
+  private constructor();
+  /** Which build runs. */
+  readonly info: Readonly<EngineInfo>;
+  /** The one table of config fields. */
+  readonly schema: readonly Readonly<SchemaField>[];
+  /** Every config field at its default. */
+  defaults(): FullConfig;
+  /** The full config that `cfg` stands for (defaults filled in); throws RangeError/TypeError on bad input. */
+  validate(cfg?: Config): FullConfig;
+  /** One measurement: sampled Q, K, V, forward, backward and statistics. */
+  run(cfg?: Config): RunResult;
+  /** Points one at a time for each d_k in `dks` (1…64 integers in [1, 4096]). */
+  sweepPoints(cfg: Config | null | undefined, dks: ArrayLike<number>): Generator<SweepPoint, void, undefined>;
+  /** Every scalar field over `dks`, as columns. */
+  sweep(cfg: Config | null | undefined, dks: ArrayLike<number>): SweepResult;
+
+  // ---- issue 12: sweepScales(cfg, dks, scales) and its point-at-a-time form go here ----
+
+  /** O = softmax(Q Kᵀ · s) V for row-major Float32Arrays of seqLen·dk values. */
+  attention(q: Float32Array, k: Float32Array, v: Float32Array, options: AttentionOptions): Float32Array;
+  /** float32 → format → float32, round-to-nearest-even. */
+  round(precision: Precision, values: Float32Array, options?: { saturate?: boolean }): Float32Array;
+  /** Bytes of wasm linear memory now. */
+  readonly memoryBytes: number;
+  /** The training fields with ranges and defaults. */
+  readonly trainSchema: TrainSchemaField[];
+  /** Trains a tiny attention model with each scaling side by side. */
+  train(cfg?: TrainConfig): Trainer;
+  /** Frees the wasm-side engine. */
+  delete(): void;
+}
+
+export interface CreateEngineOptions {
+  /** true forces the SIMD build, false the scalar one; by default the runtime is feature-detected. */
+  simd?: boolean;
+}
+
+/** Loads the engine (the SIMD build where wasm SIMD exists, else the scalar one). */
+export function createEngine(options?: CreateEngineOptions): Promise<Engine>;
