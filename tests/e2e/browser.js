@@ -43,3 +43,15 @@ export async function waitForApp(page, { sweeps = true, timeout = 60000 } = {}) 
 }
 
 export const stat = (page, name) => page.locator(`[data-stat="${name}"]`).first().textContent();
+
+/** Wait until every <attn-scale-demo> on the page is ready and each of its panels has drawn. */
+export async function waitForDemos(page, { timeout = 60000 } = {}) {
+  await page.waitForFunction(() => {
+    const els = [...document.querySelectorAll('attn-scale-demo')];
+    return els.length > 0 && els.every((el) => {
+      const panels = [...(el.shadowRoot?.querySelectorAll('[data-panel]') ?? [])];
+      return el.shadowRoot.querySelector('.as-root')?.dataset.state === 'ready' && panels.length > 0
+        && panels.every((p) => p.dataset.drawn === 'true');
+    });
+  }, null, { timeout, polling: 100 });
+}
