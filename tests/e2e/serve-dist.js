@@ -25,14 +25,25 @@ const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.wasm', '.json', 
 
 export const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
-/** startServer({ root = dist/, port = 0, headers = {} }) → { url, log, close() } */
-export async function startServer({ root = join(repoRoot, 'dist'), port = 0, headers = {} } = {}) {
+/**
+ * startServer({ root = dist/, port = 0, headers = {}, prefix = '/' }) → { url, log, close() }.
+ * `prefix` serves `root` under a sub-path (e.g. '/some/deep/path/', as a project site on GitHub
+ * Pages); anything outside it is a 404, and `url` ends with it.
+ */
+export async function startServer({ root = join(repoRoot, 'dist'), port = 0, headers = {}, prefix = '/' } = {}) {
   const base = resolve(root);
+  if (!prefix.startsWith('/') || !prefix.endsWith('/')) throw new Error(`prefix must start and end with '/', got ${prefix}`);
   const log = [];
   const server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url, 'http://x');
       let rel = decodeURIComponent(url.pathname);
+      if (!rel.startsWith(prefix)) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+        log.push({ path: rel, status: 404, bytes: 9, raw: 9 });
+        return;
+      }
+      rel = rel.slice(prefix.length - 1);
       if (rel.endsWith('/')) rel += 'index.html';
       const file = normalize(join(base, rel));
       if (file !== base && !file.startsWith(base + sep)) { res.writeHead(403).end(); return; }
@@ -70,7 +81,7 @@ export async function startServer({ root = join(repoRoot, 'dist'), port = 0, hea
   await new Promise((ok) => server.listen(port, '127.0.0.1', ok));
   const { port: p } = server.address();
   return {
-    url: `http://127.0.0.1:${p}/`,
+    url: `http://127.0.0.1:${p}${prefix}`,
     log,
     close: () => new Promise((ok) => { server.closeAllConnections?.(); server.close(() => ok()); }),
   };
