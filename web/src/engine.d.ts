@@ -1,7 +1,8 @@
 // Types of attnscale's public JS API (web/src/engine.js), written by hand from the C++ sources they
 // mirror: cpp/config/config.* (fields, ranges, defaults), cpp/engine/run_result.* (what `run`
 // measures), cpp/bindings.cpp (shapes crossing the wasm boundary) and cpp/train/ (the trainer).
-// tests/consumer/types.test.js type-checks a consumer under --strict and checks that wrong calls fail.
+// tests/consumer/package.test.js type-checks a consumer under --strict (and the engine's real outputs
+// against these types), and checks that wrong calls fail.
 
 /** Number formats the forward pass can be rounded to. */
 export type Precision = 'fp32' | 'bf16' | 'fp16' | 'fp8e4m3' | 'fp8e5m2';
