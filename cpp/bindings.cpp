@@ -264,10 +264,69 @@ class JsEngine {
 // One training run of every copy side by side. Construct, then check error(): a bad config leaves
 // an inert trainer whose error() names the field (engine.js throws it and deletes the trainer).
 class JsTrainer {
+  // cfg without its `copies` (an array, read by read_copies), for read_fields.
+  static val without_copies(const val& cfg) {
+    if (cfg.typeOf().as<std::string>() != "object" || cfg.isNull() || cfg.isArray() ||
+        !cfg.hasOwnProperty("copies"))
+      return cfg;
+    val rest = val::global("Object").call<val>("assign", val::object(), cfg);
+    rest.delete_("copies");
+    return rest;
+  }
+
+  static bool read_copies(const val& cfg, std::vector<CopySpec>& out, ConfigError& err) {
+    if (cfg.typeOf().as<std::string>() != "object" || cfg.isNull() || !cfg.hasOwnProperty("copies"))
+      return true;
+    const val list = cfg["copies"];
+    if (!list.isArray()) {
+      err = {"TypeError",
+             "copies must be an array of { name, scale, qkNorm, softcap, "
+             "lengthScale } objects"};
+      return false;
+    }
+    const int n = list["length"].as<int>();
+    if (n < 1 || n > kTrainCopiesMax) {
+      err = {"RangeError", "copies must list 1 to " + std::to_string(kTrainCopiesMax) +
+                               " copies, got " + std::to_string(n)};
+      return false;
+    }
+    for (int i = 0; i < n; ++i) {
+      FieldMap fields;
+      if (!read_fields(list[i], fields, err)) {
+        err.message = "copies[" + std::to_string(i) + "]: " + err.message;
+        return false;
+      }
+      CopySpec spec;
+      err = parse_copy_spec(fields, i, spec);
+      if (!err.ok()) return false;
+      out.push_back(spec);
+    }
+    return true;
+  }
+
+  std::string copies_json() const {
+    if (config_.copies.empty()) return "";
+    std::string out = ",\"copies\":[";
+    for (std::size_t i = 0; i < config_.copies.size(); ++i) {
+      const CopySpec& c = config_.copies[i];
+      const std::string scale = c.scaleMode == ScaleMode::custom
+                                    ? val(c.customScale).call<std::string>("toString")
+                                : c.scaleMode == ScaleMode::none ? "\"none\""
+                                : c.scaleMode == ScaleMode::sqrt ? "\"sqrt\""
+                                                                 : "\"linear\"";
+      out += (i ? ",{" : "{") + std::string("\"name\":\"") + c.name + "\",\"scale\":" + scale +
+             ",\"qkNorm\":\"" + qk_norm_name(c.qkNorm) +
+             "\",\"softcap\":" + val(c.softcap).call<std::string>("toString") +
+             ",\"lengthScale\":" + val(c.lengthScale).call<std::string>("toString") + "}";
+    }
+    return out + "]";
+  }
+
  public:
   explicit JsTrainer(val cfg) {
     FieldMap fields;
-    if (!read_fields(cfg, fields, error_)) return;
+    if (!read_fields(without_copies(cfg), fields, error_)) return;
+    if (!read_copies(cfg, config_.copies, error_)) return;
     error_ = parse_train_config(fields, config_);
     if (error_.ok()) trainer_ = std::make_unique<Trainer>(config_);
   }
@@ -288,6 +347,7 @@ class JsTrainer {
     trainer_->step(n, steps_.data(), metrics_.data());
     val out = val::object();
     out.set("step", copy_to_js("Int32Array", steps_.data(), steps_.size()));
+    // keys in copy order: the names the config gave (or none, sqrt, linear[, custom])
     val byCopy = val::object();
     for (int c = 0; c < copies; ++c) {
       val m = val::object();
@@ -295,18 +355,21 @@ class JsTrainer {
         m.set(train_metric_name(static_cast<TrainMetric>(k)),
               copy_to_js("Float64Array",
                          &metrics_[(static_cast<std::size_t>(c) * kTrainMetrics + k) * n], n));
-      byCopy.set(copy_name(trainer_->copy_at(c)), m);
+      byCopy.set(trainer_->copy_spec(c).name, m);
     }
     out.set("copies", byCopy);
     return out;
   }
 
   val attention(std::string name) const {
-    Copy c;
-    if (!parse_copy(name, c) || static_cast<int>(c) >= trainer_->copies())
-      return error_value("RangeError", std::string("copy must be one of 'none', 'sqrt', 'linear'") +
-                                           (trainer_->copies() > 3 ? ", 'custom'" : "") +
-                                           ", got \"" + name.substr(0, 40) + "\"");
+    const int c = trainer_->copy_index(name);
+    if (c < 0) {
+      std::string names;
+      for (int i = 0; i < trainer_->copies(); ++i)
+        names += (i ? ", '" : "'") + trainer_->copy_spec(i).name + "'";
+      return error_value("RangeError",
+                         "copy must be one of " + names + ", got \"" + name.substr(0, 40) + "\"");
+    }
     const std::vector<float> a = trainer_->attention(c);
     val out = val::object();
     out.set("values", copy_to_js("Float32Array", a.data(), a.size()));
@@ -327,7 +390,7 @@ class JsTrainer {
            ",\"initScale\":" + val(config_.initScale).call<std::string>("toString") +
            ",\"precision\":\"" + precision_name(config_.format.precision) +
            "\",\"saturate\":" + (config_.format.saturate ? "true" : "false") +
-           ",\"seed\":" + std::to_string(config_.seed) + scale + "}";
+           ",\"seed\":" + std::to_string(config_.seed) + scale + copies_json() + "}";
   }
 
  private:

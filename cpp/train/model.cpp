@@ -3,15 +3,17 @@
 // Layout of the work for one batch:
 //   1. projected vocabulary tables Pq = E Wq, Pk = E Wk, Pv = E Wv ((2T+16) x dk): a position's
 //      q is then (Pq[a] + Pq[b] + Pq[c]) / sqrt(3), far cheaper than projecting B*T positions;
-//   2. per example: Q, K, V (rounded), Q K^T (rounded), times s (rounded), softmax (exp and
-//      weights rounded), O = A V (rounded), logits, cross-entropy; then the backward pass of that
-//      example, whose dQ, dK, dV rows are scattered into the gradients of the tables;
+//   2. per example: Q, K, V (QK-norm'ed with its gains when the copy has it; rounded), Q K^T
+//      (rounded), times s, s ln T and soft-capped (rounded), softmax (exp and weights rounded),
+//      O = A V (rounded), logits, cross-entropy; then the backward pass of that example, whose
+//      dQ, dK, dV rows are scattered into the gradients of the tables;
 //   3. dWq = E^T dPq (same for k, v) and dE = dPq Wq^T + dPk Wk^T + dPv Wv^T.
 // Every product is kernels.hpp's gemm (vectorised along output rows, fixed order per element);
 // the few reductions (softmax sums, row dot products, metrics) run sequentially in index order.
 // That is what makes the results identical in every build (see kernels.hpp).
 #include "train/model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -122,10 +124,84 @@ double row_entropy(const float* p, int n, float* tmp) {
   return h;
 }
 
+// QK-norm of the T rows of x (T x dk), in place: n = norm(x) (rms: x / sqrt(mean(x^2) + eps);
+// layer: (x - mean) / sqrt(mean((x - mean)^2) + eps)), saved in `normed` with r = 1/sqrt(.. + eps)
+// per row for the backward pass, then x = n * gain. Sums run in index order (same bits in
+// every build).
+void qk_norm_rows(QkNorm kind, const float* gain, float* x, float* normed, float* r, int T,
+                  int dk) {
+  const float inv = 1.0f / static_cast<float>(dk);
+  for (int t = 0; t < T; ++t) {
+    float* row = x + static_cast<std::size_t>(t) * dk;
+    float* n = normed + static_cast<std::size_t>(t) * dk;
+    float mean = 0.0f;
+    if (kind == QkNorm::layer) {
+      for (int c = 0; c < dk; ++c) mean = mean + row[c];
+      mean = mean * inv;
+    }
+    float ss = 0.0f;
+    for (int c = 0; c < dk; ++c) ss = ss + (row[c] - mean) * (row[c] - mean);
+    const float rt = 1.0f / std::sqrt(ss * inv + kQkNormEps);
+    r[t] = rt;
+    for (int c = 0; c < dk; ++c) {
+      n[c] = (row[c] - mean) * rt;
+      row[c] = n[c] * gain[c];
+    }
+  }
+}
+
+// Backward of qk_norm_rows: dx (in place over dy, the gradient of x = n * gain) and the gain's
+// gradient added to dgain. dn = dy * gain; rms: dx = r (dn - n mean(dn n));
+// layer: dx = r (dn - mean(dn) - n mean(dn n)).
+void qk_norm_rows_backward(QkNorm kind, const float* gain, const float* normed, const float* r,
+                           float* dy, float* dgain, int T, int dk) {
+  const float inv = 1.0f / static_cast<float>(dk);
+  for (int t = 0; t < T; ++t) {
+    float* d = dy + static_cast<std::size_t>(t) * dk;
+    const float* n = normed + static_cast<std::size_t>(t) * dk;
+    float sum = 0.0f, dot = 0.0f;
+    for (int c = 0; c < dk; ++c) {
+      dgain[c] = dgain[c] + d[c] * n[c];
+      d[c] = d[c] * gain[c];
+      sum = sum + d[c];
+      dot = dot + d[c] * n[c];
+    }
+    const float meanD = kind == QkNorm::layer ? sum * inv : 0.0f, meanDn = dot * inv;
+    for (int c = 0; c < dk; ++c) d[c] = r[t] * (d[c] - meanD - n[c] * meanDn);
+  }
+}
+
+// The logits after the raw q.k (already rounded): times scale, times the length factor, then the
+// soft-cap (its tanh kept in ws.Th for the backward), then rounded. Without a length factor or a
+// cap this is the original path: scale and round only when the scale is not 1.
+void shape_logits(const LogitSpec& spec, Format fmt, int T, FloatScratch& ws) {
+  const std::size_t TT = static_cast<std::size_t>(T) * T;
+  const float scale = static_cast<float>(spec.scale);
+  if (spec.softcap == 0.0 && spec.lengthFactor == 0.0) {
+    if (scale != 1.0f) {
+      scale_inplace(ws.S.data(), scale, TT);
+      round_if(fmt, ws.S.data(), TT);
+    }
+    return;
+  }
+  if (scale != 1.0f) scale_inplace(ws.S.data(), scale, TT);
+  if (spec.lengthFactor != 0.0)
+    scale_inplace(ws.S.data(), static_cast<float>(spec.lengthFactor), TT);
+  if (spec.softcap > 0.0) {
+    const float c = static_cast<float>(spec.softcap);
+    std::memcpy(ws.Th.data(), ws.S.data(), sizeof(float) * TT);
+    const simd::vf cv(c);
+    apply_vf(ws.Th.data(), TT, [cv](simd::vf u) { return tanh_vf(u / cv); });
+    for (std::size_t i = 0; i < TT; ++i) ws.S[i] = c * ws.Th[i];
+  }
+  round_if(fmt, ws.S.data(), TT);
+}
+
 // Forward of example e up to the attention output: ws.Q, K, V, Kt, S (= weights), O.
 // Assumes ws.Pq/Pk/Pv hold the projected tables of p.
-void forward_attention(const Dims& d, const Batch& batch, int e, float scale, Format fmt,
-                       FloatScratch& ws) {
+void forward_attention(const Params<float>& p, const Batch& batch, int e, const LogitSpec& spec,
+                       Format fmt, FloatScratch& ws) {
+  const Dims& d = p.dims;
   const int T = d.T, dk = d.dk;
   const std::size_t Tdk = static_cast<std::size_t>(T) * dk;
   const std::int32_t* key = &batch.key[static_cast<std::size_t>(e) * T];
@@ -140,6 +216,10 @@ void forward_attention(const Dims& d, const Batch& batch, int e, float scale, Fo
     add3_scale(&ws.K[o], &ws.Pk[ra], &ws.Pk[rb], &ws.Pk[rc], kInvSqrt3, dk);
     add3_scale(&ws.V[o], &ws.Pv[ra], &ws.Pv[rb], &ws.Pv[rc], kInvSqrt3, dk);
   }
+  if (spec.qkNorm != QkNorm::none) {
+    qk_norm_rows(spec.qkNorm, p.gq.data(), ws.Q.data(), ws.Qn.data(), ws.rq.data(), T, dk);
+    qk_norm_rows(spec.qkNorm, p.gk.data(), ws.K.data(), ws.Kn.data(), ws.rk.data(), T, dk);
+  }
   round_if(fmt, ws.Q.data(), Tdk);
   round_if(fmt, ws.K.data(), Tdk);
   round_if(fmt, ws.V.data(), Tdk);
@@ -147,10 +227,7 @@ void forward_attention(const Dims& d, const Batch& batch, int e, float scale, Fo
   gemm(T, T, dk, ws.Q.data(), dk, 1, ws.Kt.data(), T, ws.S.data(), T, false);
   // as the attention run does: the raw fp32 dot products rounded, then scaled and rounded again
   round_if(fmt, ws.S.data(), static_cast<std::size_t>(T) * T);
-  if (scale != 1.0f) {
-    scale_inplace(ws.S.data(), scale, static_cast<std::size_t>(T) * T);
-    round_if(fmt, ws.S.data(), static_cast<std::size_t>(T) * T);
-  }
+  shape_logits(spec, fmt, T, ws);
   softmax_rows(ws.S.data(), T, fmt);
   gemm(T, dk, T, ws.S.data(), T, 1, ws.V.data(), dk, ws.O.data(), dk, false);
   round_if(fmt, ws.O.data(), Tdk);
@@ -179,26 +256,36 @@ void FloatScratch::resize(const Dims& d) {
   for (auto* v : {&Pq, &Pk, &Pv, &dPq, &dPk, &dPv}) v->assign(nvoc * dk, 0.0f);
   for (auto* v : {&WqT, &WkT, &WvT}) v->assign(dk * D, 0.0f);
   WoT.assign(nV * dk, 0.0f);
-  for (auto* v : {&Q, &K, &V, &Kt, &Vt, &O, &dO, &dQ, &dK, &dV}) v->assign(T * dk, 0.0f);
+  for (auto* v : {&Q, &K, &V, &Kt, &Vt, &O, &dO, &dQ, &dK, &dV, &Qn, &Kn}) v->assign(T * dk, 0.0f);
+  rq.assign(T, 0.0f);
+  rk.assign(T, 0.0f);
   S.assign(T * T, 0.0f);
+  Th.assign(T * T, 0.0f);
   dP.assign(T * T, 0.0f);
   Z.assign(T * nV, 0.0f);
   dZ.assign(T * nV, 0.0f);
   tmp.assign((T > nV ? T : nV) + simd::W, 0.0f);
 }
 
-void float_attention(const Params<float>& p, const Batch& batch, int e, float scale, Format fmt,
-                     float* out, FloatScratch& ws) {
+void float_attention(const Params<float>& p, const Batch& batch, int e, const LogitSpec& spec,
+                     Format fmt, float* out, FloatScratch& ws) {
   project_tables(p, ws);
-  forward_attention(p.dims, batch, e, scale, fmt, ws);
+  forward_attention(p, batch, e, spec, fmt, ws);
   std::memcpy(out, ws.S.data(), sizeof(float) * static_cast<std::size_t>(p.dims.T) * p.dims.T);
 }
 
-void float_loss_and_grad(const Params<float>& p, const Batch& batch, float scale, Format fmt,
-                         Params<float>& g, StepMetrics& metrics, FloatScratch& ws) {
+void float_loss_and_grad(const Params<float>& p, const Batch& batch, const LogitSpec& spec,
+                         Format fmt, Params<float>& g, StepMetrics& metrics, FloatScratch& ws) {
   const Dims& d = p.dims;
   const int T = d.T, dk = d.dk, D = d.D, nV = d.nV, nvoc = d.vocab(), B = batch.B;
-  if (g.dims.dk != dk || g.dims.T != T || g.E.size() != p.E.size()) g.resize(d);
+  const bool normed = spec.qkNorm != QkNorm::none;
+  if (g.dims.dk != dk || g.dims.T != T || g.E.size() != p.E.size() || g.gq.size() != p.gq.size())
+    g.resize(d, normed);
+  std::fill(g.gq.begin(), g.gq.end(), 0.0f);
+  std::fill(g.gk.begin(), g.gk.end(), 0.0f);
+  const float scale = static_cast<float>(spec.scale);
+  const bool capped = spec.softcap > 0.0;
+  const float lengthFactor = static_cast<float>(spec.lengthFactor);
   project_tables(p, ws);
   transpose(D, dk, p.Wq.data(), ws.WqT.data());
   transpose(D, dk, p.Wk.data(), ws.WkT.data());
@@ -212,7 +299,7 @@ void float_loss_and_grad(const Params<float>& p, const Batch& batch, float scale
   float* tmp = ws.tmp.data();
 
   for (int e = 0; e < B; ++e) {
-    forward_attention(d, batch, e, scale, fmt, ws);
+    forward_attention(p, batch, e, spec, fmt, ws);
     const float* P = ws.S.data();
     // attention metrics
     for (int i = 0; i < T; ++i) {
@@ -245,21 +332,39 @@ void float_loss_and_grad(const Params<float>& p, const Batch& batch, float scale
     transpose(T, dk, ws.V.data(), ws.Vt.data());
     gemm(T, T, dk, ws.dO.data(), dk, 1, ws.Vt.data(), T, ws.dP.data(), T, false);
     gemm(T, dk, T, P, 1, T, ws.dO.data(), dk, ws.dV.data(), dk, false);
-    // softmax and scale: dS = A * (dA - rowdot(A, dA)) * s, in place in dP
+    // softmax and scale: dS = A * (dA - rowdot(A, dA)) * s, in place in dP; with a soft-cap
+    // times its derivative 1 - tanh^2 before the scale, and times the length factor after it
     for (int i = 0; i < T; ++i) {
       const float* a = P + static_cast<std::size_t>(i) * T;
       float* da = &ws.dP[static_cast<std::size_t>(i) * T];
       float dot = 0.0f;
       for (int j = 0; j < T; ++j) dot = dot + a[j] * da[j];
-      int j = 0;
-      const simd::vf dv(dot), sv(scale);
-      for (; j + static_cast<int>(simd::W) <= T; j += static_cast<int>(simd::W))
-        simd::storeu(da + j, simd::loadu(a + j) * (simd::loadu(da + j) - dv) * sv);
-      for (; j < T; ++j) da[j] = a[j] * (da[j] - dot) * scale;
+      if (!capped && lengthFactor == 0.0f) {
+        int j = 0;
+        const simd::vf dv(dot), sv(scale);
+        for (; j + static_cast<int>(simd::W) <= T; j += static_cast<int>(simd::W))
+          simd::storeu(da + j, simd::loadu(a + j) * (simd::loadu(da + j) - dv) * sv);
+        for (; j < T; ++j) da[j] = a[j] * (da[j] - dot) * scale;
+        continue;
+      }
+      const float* th = &ws.Th[static_cast<std::size_t>(i) * T];
+      for (int j = 0; j < T; ++j) {
+        float v = a[j] * (da[j] - dot);
+        if (capped) v = v * (1.0f - th[j] * th[j]);
+        v = v * scale;
+        if (lengthFactor != 0.0f) v = v * lengthFactor;
+        da[j] = v;
+      }
     }
     const float* dS = ws.dP.data();
     gemm(T, dk, T, dS, T, 1, ws.K.data(), dk, ws.dQ.data(), dk, false);
     gemm(T, dk, T, dS, 1, T, ws.Q.data(), dk, ws.dK.data(), dk, false);
+    if (normed) {
+      qk_norm_rows_backward(spec.qkNorm, p.gq.data(), ws.Qn.data(), ws.rq.data(), ws.dQ.data(),
+                            g.gq.data(), T, dk);
+      qk_norm_rows_backward(spec.qkNorm, p.gk.data(), ws.Kn.data(), ws.rk.data(), ws.dK.data(),
+                            g.gk.data(), T, dk);
+    }
     // scatter into the table gradients
     const std::int32_t* key = &batch.key[static_cast<std::size_t>(e) * T];
     const std::int32_t* val = &batch.val[static_cast<std::size_t>(e) * T];

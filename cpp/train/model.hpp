@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "config/logit_schemes.hpp"
 #include "precision/format.hpp"
 
 namespace attnscale::train {
@@ -39,6 +40,8 @@ double normal_at(std::uint32_t seed, std::uint32_t tensor, std::uint64_t index);
 void make_batch(std::uint32_t seed, std::uint64_t stream, std::uint64_t step, int B, int T, int nV,
                 Batch& out);
 
+inline constexpr int kParamTensors = 7;  // E, Wq, Wk, Wv, Wo, gq, gk
+
 template <class F>
 struct Params {
   Dims dims;
@@ -47,21 +50,36 @@ struct Params {
   std::vector<F> Wk;  // D x dk
   std::vector<F> Wv;  // D x dk
   std::vector<F> Wo;  // dk x nV
-  void resize(const Dims& d) {
+  std::vector<F> gq;  // dk: QK-norm gain on q^ (empty for a copy without QK-norm)
+  std::vector<F> gk;  // dk: QK-norm gain on k^
+  // All zeros; `gains` sizes gq and gk too.
+  void resize(const Dims& d, bool gains = false) {
     dims = d;
     E.assign(static_cast<std::size_t>(d.vocab()) * d.D, F(0));
     Wq.assign(static_cast<std::size_t>(d.D) * d.dk, F(0));
     Wk.assign(Wq.size(), F(0));
     Wv.assign(Wq.size(), F(0));
     Wo.assign(static_cast<std::size_t>(d.dk) * d.nV, F(0));
+    gq.assign(gains ? static_cast<std::size_t>(d.dk) : 0, F(0));
+    gk.assign(gq.size(), F(0));
   }
-  // Tensor i in the order E, Wq, Wk, Wv, Wo.
+  // Tensor i in the order E, Wq, Wk, Wv, Wo, gq, gk.
   std::vector<F>& tensor(int i) {
-    return i == 0 ? E : i == 1 ? Wq : i == 2 ? Wk : i == 3 ? Wv : Wo;
+    return i == 0 ? E : i == 1 ? Wq : i == 2 ? Wk : i == 3 ? Wv : i == 4 ? Wo : i == 5 ? gq : gk;
   }
   const std::vector<F>& tensor(int i) const {
-    return i == 0 ? E : i == 1 ? Wq : i == 2 ? Wk : i == 3 ? Wv : Wo;
+    return i == 0 ? E : i == 1 ? Wq : i == 2 ? Wk : i == 3 ? Wv : i == 4 ? Wo : i == 5 ? gq : gk;
   }
+};
+
+// How one copy turns q.k into the softmax's input (train.hpp): QK-norm (with the gains gq, gk of
+// Params), then z = softcap(scale * q^.k^ * lengthFactor). lengthFactor = s ln T, 0 = off;
+// softcap 0 = off.
+struct LogitSpec {
+  double scale = 1.0;
+  QkNorm qkNorm = QkNorm::none;
+  double softcap = 0.0;
+  double lengthFactor = 0.0;
 };
 
 // Initial parameters (float values; the double reference takes the same floats).
@@ -77,22 +95,24 @@ struct FloatScratch {
   std::vector<float> dPq, dPk, dPv;  // their gradients
   std::vector<float> WqT, WkT, WvT, WoT;
   std::vector<float> Q, K, V, Kt, Vt, S, O, Z, dZ, dO, dP, dQ, dK, dV;
+  std::vector<float> Qn, Kn, rq, rk;  // QK-norm: normalized rows before the gain, 1/sqrt(var + eps)
+  std::vector<float> Th;              // soft-cap: tanh(u / c) of every logit
   std::vector<float> tmp;
   void resize(const Dims& d);
 };
 
-// Optimized float32 loss + gradients of one batch (mean over B*T positions) with logit multiplier
-// `scale` and forward rounding to `fmt`. Fills grads (same shapes as params) and metrics.
-void float_loss_and_grad(const Params<float>& p, const Batch& batch, float scale, Format fmt,
-                         Params<float>& grads, StepMetrics& metrics, FloatScratch& ws);
+// Optimized float32 loss + gradients of one batch (mean over B*T positions) with the copy's logit
+// spec and forward rounding to `fmt`. Fills grads (same shapes as params) and metrics.
+void float_loss_and_grad(const Params<float>& p, const Batch& batch, const LogitSpec& spec,
+                         Format fmt, Params<float>& grads, StepMetrics& metrics, FloatScratch& ws);
 
 // Attention weights of example e of the batch (T x T) under p, with the same rounding.
-void float_attention(const Params<float>& p, const Batch& batch, int e, float scale, Format fmt,
-                     float* out, FloatScratch& ws);
+void float_attention(const Params<float>& p, const Batch& batch, int e, const LogitSpec& spec,
+                     Format fmt, float* out, FloatScratch& ws);
 
 // Plain double-precision reference: loss (mean cross-entropy) and, if grads != nullptr, the
 // gradients of every parameter. No rounding emulation (fp32 semantics only).
-double reference_loss_and_grad(const Params<double>& p, const Batch& batch, double scale,
+double reference_loss_and_grad(const Params<double>& p, const Batch& batch, const LogitSpec& spec,
                                Params<double>* grads);
 
 }  // namespace attnscale::train

@@ -1,11 +1,13 @@
 // Trainer: the copies, the optimizers and the config validation (see train.hpp).
 #include "train/train.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include "config/config.hpp"
 #include "simd/batch.hpp"
+#include "train/detmath.hpp"
 #include "train/model.hpp"
 
 namespace attnscale {
@@ -13,8 +15,8 @@ namespace attnscale {
 namespace train {
 
 struct CopyState {
-  Copy copy = Copy::none;
-  float scale = 1.0f;
+  CopySpec spec;
+  LogitSpec logits;
   Params<float> p, g, m, v;  // parameters, gradients, Adam moments
 };
 
@@ -104,6 +106,44 @@ std::string validate_train_config(const TrainConfig& c) {
                        c.customScale <= kTrainCustomScaleMax))
     return "scale must be a finite number in (0, " + n(kTrainCustomScaleMax) + "], got " +
            n(c.customScale);
+  if (c.copies.empty()) return "";
+  if (c.hasCustom)
+    return "scale adds a custom copy to the default three; with copies given, list that copy in "
+           "copies instead";
+  if (static_cast<int>(c.copies.size()) > kTrainCopiesMax)
+    return "copies must list 1 to " + n(kTrainCopiesMax) + " copies, got " + n(c.copies.size());
+  for (std::size_t i = 0; i < c.copies.size(); ++i) {
+    if (std::string msg = validate_copy_spec(c.copies[i], "copies[" + std::to_string(i) + "]");
+        !msg.empty())
+      return msg;
+    for (std::size_t j = 0; j < i; ++j)
+      if (c.copies[j].name == c.copies[i].name)
+        return "copies[" + std::to_string(i) + "].name must be unique, got \"" + c.copies[i].name +
+               "\" twice";
+  }
+  return "";
+}
+
+std::string validate_copy_spec(const CopySpec& s, const std::string& where) {
+  auto n = [](double x) { return format_number(x); };
+  const bool nameOk = !s.name.empty() && s.name.size() <= kTrainCopyNameMax &&
+                      std::all_of(s.name.begin(), s.name.end(), [](char ch) {
+                        return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                               (ch >= '0' && ch <= '9') || ch == '_' || ch == '-';
+                      });
+  if (!nameOk)
+    return where + ".name must be 1 to " + n(static_cast<double>(kTrainCopyNameMax)) +
+           " letters, digits, '_' or '-'";
+  if (s.scaleMode == ScaleMode::custom && !(std::isfinite(s.customScale) && s.customScale > 0.0 &&
+                                            s.customScale <= kTrainCustomScaleMax))
+    return where + ".scale must be 'none', 'sqrt', 'linear' or a finite number in (0, " +
+           n(kTrainCustomScaleMax) + "], got " + n(s.customScale);
+  if (!finite_in(s.softcap, 0.0, kTrainSoftcapMax))
+    return where + ".softcap must be a finite number in [0, " + n(kTrainSoftcapMax) +
+           "] (0 = off), got " + n(s.softcap);
+  if (!finite_in(s.lengthScale, 0.0, kTrainLengthScaleMax))
+    return where + ".lengthScale must be a finite number in [0, " + n(kTrainLengthScaleMax) +
+           "] (0 = off), got " + n(s.lengthScale);
   return "";
 }
 
@@ -170,6 +210,37 @@ double copy_scale(const TrainConfig& cfg, Copy c) {
   return 1.0;
 }
 
+std::vector<CopySpec> resolved_copies(const TrainConfig& cfg) {
+  if (!cfg.copies.empty()) return cfg.copies;
+  std::vector<CopySpec> out;
+  for (Copy c : {Copy::none, Copy::sqrt, Copy::linear, Copy::custom}) {
+    if (c == Copy::custom && !cfg.hasCustom) break;
+    CopySpec s;
+    s.name = copy_name(c);
+    s.scaleMode = c == Copy::none     ? ScaleMode::none
+                  : c == Copy::sqrt   ? ScaleMode::sqrt
+                  : c == Copy::linear ? ScaleMode::linear
+                                      : ScaleMode::custom;
+    s.customScale = cfg.customScale;
+    out.push_back(s);
+  }
+  return out;
+}
+
+double spec_scale(const CopySpec& c, int dk) {
+  switch (c.scaleMode) {
+    case ScaleMode::none:
+      return 1.0;
+    case ScaleMode::sqrt:
+      return 1.0 / std::sqrt(static_cast<double>(dk));
+    case ScaleMode::linear:
+      return 1.0 / static_cast<double>(dk);
+    case ScaleMode::custom:
+      return c.customScale;
+  }
+  return 1.0;
+}
+
 Trainer::Trainer(const TrainConfig& cfg) : cfg_(cfg), error_(validate_train_config(cfg)) {
   if (!error_.empty()) return;
   ws_ = std::make_unique<train::Workspace>();
@@ -182,11 +253,14 @@ Trainer::Trainer(const TrainConfig& cfg) : cfg_(cfg), error_(validate_train_conf
   train::init_params(d, cfg.initScale, cfg.seed, ws_->init);
   ws_->fs.resize(d);
   train::make_batch(cfg.seed, 2, 0, 1, d.T, d.nV, ws_->fixed);
-  const int n = cfg.hasCustom ? 4 : 3;
-  for (int i = 0; i < n; ++i) {
+  for (const CopySpec& spec : resolved_copies(cfg)) {
     auto s = std::make_unique<train::CopyState>();
-    s->copy = static_cast<Copy>(i);
-    s->scale = static_cast<float>(copy_scale(cfg, s->copy));
+    s->spec = spec;
+    // The float path multiplies by the float32 value of the scale (as the copies always did).
+    s->logits.scale = static_cast<float>(spec_scale(spec, cfg.dk));
+    s->logits.qkNorm = spec.qkNorm;
+    s->logits.softcap = spec.softcap;
+    s->logits.lengthFactor = spec.lengthScale * train::det_log(static_cast<double>(cfg.seqLen));
     copies_.push_back(std::move(s));
   }
   reset();
@@ -196,18 +270,31 @@ Trainer::~Trainer() = default;
 
 int Trainer::copies() const { return static_cast<int>(copies_.size()); }
 
-Copy Trainer::copy_at(int index) const { return static_cast<Copy>(index); }
+const CopySpec& Trainer::copy_spec(int index) const {
+  return copies_[static_cast<std::size_t>(index)]->spec;
+}
+
+int Trainer::copy_index(std::string_view name) const {
+  for (int i = 0; i < copies(); ++i)
+    if (copies_[static_cast<std::size_t>(i)]->spec.name == name) return i;
+  return -1;
+}
 
 void Trainer::reset() {
   if (!ws_) return;
   steps_ = 0;
   ws_->beta1t = ws_->beta2t = 1.0;
   for (auto& s : copies_) {
+    const bool gains = s->spec.qkNorm != QkNorm::none;
     s->p = ws_->init;
-    s->g.resize(ws_->dims);
+    if (gains) {
+      s->p.gq.assign(static_cast<std::size_t>(cfg_.dk), 1.0f);
+      s->p.gk.assign(static_cast<std::size_t>(cfg_.dk), 1.0f);
+    }
+    s->g.resize(ws_->dims, gains);
     if (cfg_.optimizer == Optimizer::adam) {
-      s->m.resize(ws_->dims);
-      s->v.resize(ws_->dims);
+      s->m.resize(ws_->dims, gains);
+      s->v.resize(ws_->dims, gains);
     }
   }
 }
@@ -229,8 +316,8 @@ void Trainer::step(int n, std::int32_t* steps, double* metrics) {
     for (int c = 0; c < nc; ++c) {
       train::CopyState& s = *copies_[static_cast<std::size_t>(c)];
       train::StepMetrics mt;
-      train::float_loss_and_grad(s.p, ws_->batch, s.scale, cfg_.format, s.g, mt, ws_->fs);
-      for (int t = 0; t < 5; ++t) {
+      train::float_loss_and_grad(s.p, ws_->batch, s.logits, cfg_.format, s.g, mt, ws_->fs);
+      for (int t = 0; t < train::kParamTensors; ++t) {
         if (cfg_.optimizer == Optimizer::adam)
           train::adam_update(s.p.tensor(t), s.g.tensor(t), s.m.tensor(t), s.v.tensor(t), a, c2);
         else
@@ -247,26 +334,24 @@ void Trainer::step(int n, std::int32_t* steps, double* metrics) {
   }
 }
 
-void Trainer::attention(Copy c, float* out) const {
-  const int i = static_cast<int>(c);
+void Trainer::attention(int i, float* out) const {
   if (!ws_ || i < 0 || i >= copies()) return;
   const train::CopyState& s = *copies_[static_cast<std::size_t>(i)];
-  train::float_attention(s.p, ws_->fixed, 0, s.scale, cfg_.format, out, ws_->fs);
+  train::float_attention(s.p, ws_->fixed, 0, s.logits, cfg_.format, out, ws_->fs);
 }
 
-std::vector<float> Trainer::attention(Copy c) const {
-  const int i = static_cast<int>(c);
+std::vector<float> Trainer::attention(int i) const {
   if (!ws_ || i < 0 || i >= copies()) return {};
   std::vector<float> out(static_cast<std::size_t>(cfg_.seqLen) * cfg_.seqLen);
-  attention(c, out.data());
+  attention(i, out.data());
   return out;
 }
 
-Trainer::ParamView Trainer::params(Copy c) const {
-  const int i = static_cast<int>(c);
-  if (!ws_ || i < 0 || i >= copies()) return {nullptr, nullptr, nullptr, nullptr, nullptr};
+Trainer::ParamView Trainer::params(int i) const {
+  if (!ws_ || i < 0 || i >= copies())
+    return {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
   const train::CopyState& s = *copies_[static_cast<std::size_t>(i)];
-  return {&s.p.E, &s.p.Wq, &s.p.Wk, &s.p.Wv, &s.p.Wo};
+  return {&s.p.E, &s.p.Wq, &s.p.Wk, &s.p.Wv, &s.p.Wo, &s.p.gq, &s.p.gk};
 }
 
 }  // namespace attnscale

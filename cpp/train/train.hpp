@@ -1,6 +1,11 @@
 // The training panel's engine (issue 6): one attention layer trained side by side with the logit
 // scale s = 1 ("none"), 1/sqrt(d_k) ("sqrt"), 1/d_k ("linear") and, when set, a user multiplier
 // ("custom"). All copies start from the same initialisation and see the same batches.
+// Issue 13: the copies can be chosen (TrainConfig::copies). Each copy forms its logits as
+//   q^ = g_q * norm(q), k^ = g_k * norm(k)   (QK-norm, rms or layer, learnable gain init 1; or
+//   none) z = softcap_c(scale * q^.k^ * s ln T)     (softcap_c(u) = c tanh(u / c); each factor
+//   optional)
+// in that order, as the measurement engine does.
 //
 // ---------------------------------------------------------------------------------------------
 // Task: multi-query associative recall, one key-value pair and one query per position.
@@ -55,6 +60,8 @@
 #include <string_view>
 #include <vector>
 
+#include "config/config.hpp"
+#include "config/logit_schemes.hpp"
 #include "precision/format.hpp"
 
 namespace attnscale {
@@ -83,6 +90,19 @@ inline constexpr double kTrainLrMin = 1e-6, kTrainLrMax = 10.0;
 inline constexpr double kTrainInitScaleMin = 0.01, kTrainInitScaleMax = 10.0;
 inline constexpr double kTrainCustomScaleMax = 1e6;
 inline constexpr long long kTrainWorkCap = 1LL << 21;  // dk * seqLen * batchSize
+inline constexpr int kTrainCopiesMax = 8;
+inline constexpr std::size_t kTrainCopyNameMax = 24;
+inline constexpr double kTrainSoftcapMax = 1e6, kTrainLengthScaleMax = 100.0;
+
+// One trained copy: its name (the key of its curves) and how it forms its logits (see above).
+struct CopySpec {
+  std::string name;
+  ScaleMode scaleMode = ScaleMode::sqrt;
+  double customScale = 1.0;  // the multiplier when scaleMode is custom
+  QkNorm qkNorm = QkNorm::none;
+  double softcap = 0.0;      // c > 0: z -> c tanh(z / c); 0 = off
+  double lengthScale = 0.0;  // s > 0: z -> z * s ln T (every row sees all T keys); 0 = off
+};
 
 struct TrainConfig {
   int dk = 64;
@@ -95,10 +115,19 @@ struct TrainConfig {
   std::uint32_t seed = 1;
   bool hasCustom = false;    // JS: scale given
   double customScale = 1.0;  // JS: scale
+  // JS: copies. Empty: the default copies none, sqrt, linear (and custom when hasCustom).
+  std::vector<CopySpec> copies;
 };
+
+// The copies a config trains, in output order (the defaults when cfg.copies is empty).
+std::vector<CopySpec> resolved_copies(const TrainConfig& cfg);
+// The multiplier of a copy's logits at d_k = dk.
+double spec_scale(const CopySpec& c, int dk);
 
 // "" when valid, else one message naming the JS field and its valid range.
 std::string validate_train_config(const TrainConfig& cfg);
+// The same for one copy; `where` names it in the message ("copies[2]").
+std::string validate_copy_spec(const CopySpec& spec, const std::string& where);
 
 const char* copy_name(Copy c);  // "none" | "sqrt" | "linear" | "custom"
 bool parse_copy(std::string_view name, Copy& out);
@@ -125,8 +154,9 @@ class Trainer {
 
   const std::string& error() const { return error_; }
   const TrainConfig& config() const { return cfg_; }
-  int copies() const;             // 3, or 4 with a custom scale; 0 when invalid
-  Copy copy_at(int index) const;  // copy_at(i) == Copy(i)
+  int copies() const;  // 3, 4 with a custom scale, or the length of cfg.copies; 0 when invalid
+  const CopySpec& copy_spec(int index) const;
+  int copy_index(std::string_view name) const;  // -1 when there is no copy of that name
   long long steps_done() const { return steps_; }
 
   // Runs n >= 1 steps of every copy. Writes steps[s] = step number (1-based, counting from the
@@ -136,8 +166,9 @@ class Trainer {
 
   // Attention weights (seqLen x seqLen, row-major, row = query position) of one fixed example
   // (drawn once from the seed) under the copy's current parameters; empty if the copy is absent.
-  std::vector<float> attention(Copy c) const;
-  void attention(Copy c, float* out) const;  // out: seqLen * seqLen floats
+  std::vector<float> attention(int copy) const;
+  void attention(int copy, float* out) const;  // out: seqLen * seqLen floats
+  std::vector<float> attention(Copy c) const { return attention(static_cast<int>(c)); }
 
   // Back to the initial parameters and step 0 (same seed: the same curves again).
   void reset();
@@ -149,8 +180,11 @@ class Trainer {
     const std::vector<float>* Wk;
     const std::vector<float>* Wv;
     const std::vector<float>* Wo;
+    const std::vector<float>* gq;  // QK-norm gains (empty without QK-norm)
+    const std::vector<float>* gk;
   };
-  ParamView params(Copy c) const;
+  ParamView params(int copy) const;
+  ParamView params(Copy c) const { return params(static_cast<int>(c)); }
 
  private:
   TrainConfig cfg_;

@@ -65,10 +65,53 @@ ConfigError parse_train_config(const FieldMap& fields, TrainConfig& out) {
     } else {
       return {"TypeError", "unknown training field '" + name.substr(0, 40) +
                                "'; valid fields: dk, seqLen, batchSize, optimizer, learningRate, "
-                               "initScale, precision, saturate, seed, scale"};
+                               "initScale, precision, saturate, seed, scale, copies"};
     }
   }
+  c.copies = out.copies;  // parsed beforehand by parse_copy_spec (the Embind layer)
   if (std::string msg = validate_train_config(c); !msg.empty()) return {"RangeError", msg};
+  out = c;
+  return {};
+}
+
+ConfigError parse_copy_spec(const FieldMap& fields, int index, CopySpec& out) {
+  const std::string where = "copies[" + std::to_string(index) + "]";
+  CopySpec c;
+  bool named = false;
+  for (const auto& [name, v] : fields) {
+    const std::string field = where + "." + name;
+    const bool number = v.kind == FieldValue::Kind::number;
+    const bool text = v.kind == FieldValue::Kind::string;
+    if (name == "name") {
+      if (!text) return type_error(field, "a string");
+      c.name = v.text;
+      named = true;
+    } else if (name == "scale") {
+      if (number) {
+        c.scaleMode = ScaleMode::custom;
+        c.customScale = v.number;
+      } else if (text && (v.text == "none" || v.text == "sqrt" || v.text == "linear")) {
+        c.scaleMode = v.text == "none"   ? ScaleMode::none
+                      : v.text == "sqrt" ? ScaleMode::sqrt
+                                         : ScaleMode::linear;
+      } else {
+        return {text ? "RangeError" : "TypeError",
+                field + " must be 'none', 'sqrt', 'linear' or a finite number in (0, " +
+                    format_number(kTrainCustomScaleMax) + "]"};
+      }
+    } else if (name == "qkNorm") {
+      if (!text || !parse_qk_norm(v.text, c.qkNorm))
+        return {text ? "RangeError" : "TypeError", field + " must be 'none', 'rms' or 'layer'"};
+    } else if (name == "softcap" || name == "lengthScale") {
+      if (!number) return type_error(field, "a finite number (0 = off)");
+      (name == "softcap" ? c.softcap : c.lengthScale) = v.number;
+    } else {
+      return {"TypeError", "unknown field '" + name.substr(0, 40) + "' in " + where +
+                               "; valid fields: name, scale, qkNorm, softcap, lengthScale"};
+    }
+  }
+  if (!named) return {"TypeError", where + ".name must be a string (the copy's key in the output)"};
+  if (std::string msg = validate_copy_spec(c, where); !msg.empty()) return {"RangeError", msg};
   out = c;
   return {};
 }

@@ -9,7 +9,11 @@
 
 namespace attnscale {
 
+// `out.copies` is kept (the copies come as an array, parsed one by one with parse_copy_spec).
 ConfigError parse_train_config(const FieldMap& fields, TrainConfig& out);
+
+// One entry of the JS `copies` array: { name, scale, qkNorm, softcap, lengthScale }.
+ConfigError parse_copy_spec(const FieldMap& fields, int index, CopySpec& out);
 
 // The training fields with their ranges and defaults, as JSON (engine.trainSchema).
 std::string train_schema_json();

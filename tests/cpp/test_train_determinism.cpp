@@ -142,3 +142,79 @@ TEST(TrainDeterminism, GoldenValuesSharedWithWasm) {
   EXPECT_EQ(noneAcc50, 0.06640625);
   EXPECT_EQ(h, 0xdb59bec7cc18fcdaULL);
 }
+
+namespace {
+
+attnscale::CopySpec spec(const char* name, attnscale::ScaleMode scale, attnscale::QkNorm norm,
+                         double softcap, double lengthScale) {
+  attnscale::CopySpec s;
+  s.name = name;
+  s.scaleMode = scale;
+  s.qkNorm = norm;
+  s.softcap = softcap;
+  s.lengthScale = lengthScale;
+  return s;
+}
+
+// The five schemes of issue 13's findings (see cpp/train/FINDINGS.md).
+std::vector<attnscale::CopySpec> newer_schemes() {
+  using attnscale::QkNorm;
+  using attnscale::ScaleMode;
+  return {spec("rms", ScaleMode::sqrt, QkNorm::rms, 0, 0),
+          spec("layer", ScaleMode::sqrt, QkNorm::layer, 0, 0),
+          spec("cap5", ScaleMode::none, QkNorm::none, 5, 0),
+          spec("cap50", ScaleMode::none, QkNorm::none, 50, 0),
+          spec("logn", ScaleMode::sqrt, QkNorm::none, 0, 0.43)};
+}
+
+}  // namespace
+
+// Listing the default copies explicitly trains exactly what the defaults train.
+TEST(TrainDeterminism, ExplicitDefaultCopiesAreTheDefaults) {
+  TrainConfig plain;
+  plain.hasCustom = true;
+  plain.customScale = 0.3;
+  TrainConfig listed;
+  listed.copies = attnscale::resolved_copies(plain);
+  ASSERT_EQ(listed.copies.size(), 4u);
+  Trainer a(plain), b(listed);
+  ASSERT_EQ(b.error(), "");
+  const Curves ra = run(a, 12), rb = run(b, 12);
+  EXPECT_TRUE(same_bits(ra.metrics, rb.metrics));
+  expect_same_state(a, b);
+}
+
+// Golden values of the newer schemes (QK-norm with learnable gains, soft-caps, s ln T), shared
+// with wasm like the defaults' golden values: tests/js/train.test.js asserts the same numbers in
+// the SIMD and the scalar build.
+TEST(TrainDeterminism, NewerSchemesGoldenValuesSharedWithWasm) {
+  TrainConfig c;
+  c.copies = newer_schemes();
+  Trainer t(c);
+  ASSERT_EQ(t.error(), "");
+  const int n = 20;
+  const Curves r = run(t, n);
+  std::uint64_t h = 1469598103934665603ULL;
+  h = fnv(h, r.metrics.data(), r.metrics.size() * sizeof(double));
+  for (int k = 0; k < t.copies(); ++k) {
+    const auto a = t.attention(k);
+    h = fnv(h, a.data(), a.size() * sizeof(float));
+    const auto p = t.params(k);
+    for (const auto* v : {p.E, p.Wq, p.Wk, p.Wv, p.Wo, p.gq, p.gk})
+      h = fnv(h, v->data(), v->size() * sizeof(float));
+  }
+  const std::size_t block = static_cast<std::size_t>(kTrainMetrics) * n;
+  const double rmsLoss = r.metrics[0 * block + 0 * n + n - 1];
+  const double cap5Loss = r.metrics[2 * block + 0 * n + n - 1];
+  const double lognEntropy = r.metrics[4 * block + 2 * n + n - 1];
+  std::printf(
+      "[ golden ] rms loss@20 %.17g  cap5 loss@20 %.17g  logn entropy@20 %.17g  hash %016" PRIx64
+      "\n",
+      rmsLoss, cap5Loss, lognEntropy, h);
+  EXPECT_EQ(rmsLoss, 2.8190186985654404);
+  EXPECT_EQ(cap5Loss, 2.8305303774080497);
+  EXPECT_EQ(lognEntropy, 2.7899671192517985);
+  EXPECT_EQ(h, 0x5f1c96d7822cf68dULL);
+  // the QK-norm gains moved away from 1 (they are trained)
+  EXPECT_NE((*t.params(0).gq)[0], 1.0f);
+}

@@ -1,7 +1,8 @@
-// Gradient checks of the trainer (issue 6).
+// Gradient checks of the trainer (issues 6 and 13).
 //  * The double reference's analytic gradient of every parameter against central finite
-//    differences of its own loss, for each logit scaling.
-//  * The optimized float32 forward/backward against the double reference.
+//    differences of its own loss, for each logit scheme: the three scalings and a custom one,
+//    QK-norm (rms, layer, with its gains), soft-caps and the length factor.
+//  * The optimized float32 forward/backward against the double reference, for the same schemes.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,26 +18,57 @@ using attnscale::train::Batch;
 using attnscale::train::Dims;
 using attnscale::train::Params;
 
+using attnscale::QkNorm;
+using attnscale::train::kParamTensors;
+using attnscale::train::LogitSpec;
+
 Params<double> to_double(const Params<float>& p) {
   Params<double> d;
-  d.resize(p.dims);
-  for (int t = 0; t < 5; ++t)
+  d.resize(p.dims, !p.gq.empty());
+  for (int t = 0; t < kParamTensors; ++t)
     for (std::size_t i = 0; i < p.tensor(t).size(); ++i) d.tensor(t)[i] = p.tensor(t)[i];
   return d;
 }
 
-const char* kTensorNames[5] = {"E", "Wq", "Wk", "Wv", "Wo"};
+const char* kTensorNames[kParamTensors] = {"E", "Wq", "Wk", "Wv", "Wo", "gq", "gk"};
 
-struct Scaling {
+struct Scheme {
   const char* name;
-  double scale;
+  LogitSpec spec;
 };
 
-std::vector<Scaling> scalings(int dk) {
-  return {{"none", 1.0},
-          {"sqrt", 1.0 / std::sqrt(static_cast<double>(dk))},
-          {"linear", 1.0 / dk},
-          {"custom", 0.37}};
+// Every way a copy can form its logits, each factor on its own and in the combinations the
+// findings use. The soft-caps are small enough (0.5, 2) that tanh really bends the logits here.
+std::vector<Scheme> schemes(int dk, int T) {
+  const double sqrtScale = 1.0 / std::sqrt(static_cast<double>(dk));
+  const double lnT = std::log(static_cast<double>(T));
+  return {{"none", {1.0, QkNorm::none, 0.0, 0.0}},
+          {"sqrt", {sqrtScale, QkNorm::none, 0.0, 0.0}},
+          {"linear", {1.0 / dk, QkNorm::none, 0.0, 0.0}},
+          {"custom", {0.37, QkNorm::none, 0.0, 0.0}},
+          {"rms+sqrt", {sqrtScale, QkNorm::rms, 0.0, 0.0}},
+          {"layer+sqrt", {sqrtScale, QkNorm::layer, 0.0, 0.0}},
+          {"cap0.5", {1.0, QkNorm::none, 0.5, 0.0}},
+          {"cap2", {1.0, QkNorm::none, 2.0, 0.0}},
+          {"sqrt+len", {sqrtScale, QkNorm::none, 0.0, 0.43 * lnT}},
+          {"all", {sqrtScale, QkNorm::layer, 2.0, 0.43 * lnT}}};
+}
+
+// Gains away from 1 (0.5 .. 1.5), so that a wrong gain gradient or a gain missing from the
+// forward pass cannot hide behind the initial value.
+void perturb_gains(Params<float>& p, const LogitSpec& spec) {
+  if (spec.qkNorm == QkNorm::none) {
+    p.gq.clear();
+    p.gk.clear();
+    return;
+  }
+  const int dk = p.dims.dk;
+  p.gq.resize(static_cast<std::size_t>(dk));
+  p.gk.resize(static_cast<std::size_t>(dk));
+  for (int c = 0; c < dk; ++c) {
+    p.gq[static_cast<std::size_t>(c)] = 0.5f + static_cast<float>((c * 7) % 11) / 10.0f;
+    p.gk[static_cast<std::size_t>(c)] = 1.5f - static_cast<float>((c * 5) % 11) / 10.0f;
+  }
 }
 
 }  // namespace
@@ -45,8 +77,9 @@ std::vector<Scaling> scalings(int dk) {
 // error is ~eps * L / h ~ 1e-11 and the truncation part h^2 * L''' / 6 ~ 1e-10 for the O(1..10)
 // third derivatives here, so the tolerance |analytic - numeric| <= 1e-8 + 1e-6 |analytic| keeps a
 // wide margin (measured worst: ~1% of it) while any wrong term of the backward pass (errors of
-// the size of the gradient, 1e-4..1e-1) fails. Every entry of E, Wq, Wk, Wv, Wo is checked
-// (T 8, d_k 4, d_model 64, batch 2: 2,880 parameters, for each of the four scalings).
+// the size of the gradient, 1e-4..1e-1) fails. Every entry of E, Wq, Wk, Wv, Wo (and the QK-norm
+// gains gq, gk) is checked (T 8, d_k 4, d_model 64, batch 2: 2,880 parameters, 2,888 with the
+// gains, for each of the ten schemes).
 TEST(TrainGrad, ReferenceMatchesFiniteDifferencesEveryParameter) {
   Dims d;
   d.T = 8;
@@ -58,19 +91,20 @@ TEST(TrainGrad, ReferenceMatchesFiniteDifferencesEveryParameter) {
   Batch batch;
   attnscale::train::make_batch(7u, 1, 0, 2, d.T, d.nV, batch);
   const double h = 1e-5;
-  for (const Scaling& s : scalings(d.dk)) {
+  for (const Scheme& s : schemes(d.dk, d.T)) {
+    perturb_gains(pf, s.spec);
     Params<double> p = to_double(pf);
     Params<double> g;
-    attnscale::train::reference_loss_and_grad(p, batch, s.scale, &g);
+    attnscale::train::reference_loss_and_grad(p, batch, s.spec, &g);
     double worst = 0.0;
-    for (int t = 0; t < 5; ++t) {
+    for (int t = 0; t < kParamTensors; ++t) {
       for (std::size_t i = 0; i < p.tensor(t).size(); ++i) {
         double& w = p.tensor(t)[i];
         const double w0 = w;
         w = w0 + h;
-        const double lp = attnscale::train::reference_loss_and_grad(p, batch, s.scale, nullptr);
+        const double lp = attnscale::train::reference_loss_and_grad(p, batch, s.spec, nullptr);
         w = w0 - h;
-        const double lm = attnscale::train::reference_loss_and_grad(p, batch, s.scale, nullptr);
+        const double lm = attnscale::train::reference_loss_and_grad(p, batch, s.spec, nullptr);
         w = w0;
         const double num = (lp - lm) / (2 * h);
         const double ana = g.tensor(t)[i];
@@ -80,7 +114,7 @@ TEST(TrainGrad, ReferenceMatchesFiniteDifferencesEveryParameter) {
                                                      << "] analytic " << ana << " numeric " << num;
       }
     }
-    std::printf("[ gradcheck ] %-6s worst error / tolerance = %.3g\n", s.name, worst);
+    std::printf("[ gradcheck ] %-10s worst error / tolerance = %.3g\n", s.name, worst);
   }
 }
 
@@ -106,17 +140,24 @@ TEST(TrainGrad, FloatPathMatchesDoubleReference) {
     attnscale::train::make_batch(3u, 1, 5, c.B, d.T, d.nV, batch);
     attnscale::train::FloatScratch ws;
     ws.resize(d);
-    for (const Scaling& s : scalings(d.dk)) {
+    for (Scheme s : schemes(d.dk, d.T)) {
+      // One component normalizes to the constant +-1 (rms) or 0 (layer): its gradient is pure
+      // rounding noise in both paths, nothing to compare.
+      if (s.spec.qkNorm != QkNorm::none && d.dk == 1) continue;
+      perturb_gains(pf, s.spec);
+      // The float path multiplies by float32 factors: give the reference the same values.
+      s.spec.scale = static_cast<float>(s.spec.scale);
+      s.spec.lengthFactor = static_cast<float>(s.spec.lengthFactor);
       Params<float> gf;
       attnscale::train::StepMetrics m;
-      attnscale::train::float_loss_and_grad(pf, batch, static_cast<float>(s.scale),
-                                            attnscale::Format{}, gf, m, ws);
+      attnscale::train::float_loss_and_grad(pf, batch, s.spec, attnscale::Format{}, gf, m, ws);
       Params<double> gd;
-      const double loss = attnscale::train::reference_loss_and_grad(
-          to_double(pf), batch, static_cast<float>(s.scale), &gd);
+      const double loss =
+          attnscale::train::reference_loss_and_grad(to_double(pf), batch, s.spec, &gd);
       EXPECT_NEAR(m.loss, loss, 1e-5 * loss) << s.name << " T=" << c.T << " dk=" << c.dk;
       double worst = 0.0;
-      for (int t = 0; t < 5; ++t) {
+      for (int t = 0; t < kParamTensors; ++t) {
+        if (gd.tensor(t).empty()) continue;
         double num = 0.0, den = 0.0;
         for (std::size_t i = 0; i < gd.tensor(t).size(); ++i) {
           const double diff = gf.tensor(t)[i] - gd.tensor(t)[i];
@@ -127,7 +168,7 @@ TEST(TrainGrad, FloatPathMatchesDoubleReference) {
         worst = std::fmax(worst, rel);
         EXPECT_LE(rel, 2e-4) << s.name << " " << kTensorNames[t] << " T=" << c.T << " dk=" << c.dk;
       }
-      std::printf("[ float/dbl ] T=%-3d dk=%-3d %-6s worst relative error %.2e\n", c.T, c.dk,
+      std::printf("[ float/dbl ] T=%-3d dk=%-3d %-10s worst relative error %.2e\n", c.T, c.dk,
                   s.name, worst);
       // the reported norms are the norms of these gradients
       double nq = 0.0, nk = 0.0;

@@ -212,3 +212,40 @@ TEST(TrainValidate, DeterministicExpAndLogAreAccurate) {
   EXPECT_TRUE(std::isnan(attnscale::train::det_log(-1.0)));
   EXPECT_EQ(attnscale::train::det_log(0.0), -std::numeric_limits<double>::infinity());
 }
+
+// Chosen copies (issue 13): every bad entry is named by its index and field, with the range.
+TEST(TrainValidate, CopiesAreCheckedOneByOne) {
+  auto with = [](std::vector<attnscale::CopySpec> copies) {
+    TrainConfig c;
+    c.copies = std::move(copies);
+    return attnscale::validate_train_config(c);
+  };
+  attnscale::CopySpec ok;
+  ok.name = "rms_sqrt";
+  ok.qkNorm = attnscale::QkNorm::rms;
+  EXPECT_EQ(with({ok}), "");
+  auto bad = ok;
+  bad.softcap = -1;
+  EXPECT_EQ(with({ok, bad}).rfind("copies[1].softcap must be a finite number in [0, ", 0), 0u)
+      << with({ok, bad});
+  bad = ok, bad.lengthScale = 1e9;
+  EXPECT_NE(with({bad}).find("copies[0].lengthScale"), std::string::npos);
+  bad = ok, bad.scaleMode = attnscale::ScaleMode::custom, bad.customScale = 0;
+  EXPECT_NE(with({bad}).find("copies[0].scale must be"), std::string::npos);
+  bad = ok, bad.name = "no spaces";
+  EXPECT_NE(with({bad}).find("copies[0].name"), std::string::npos);
+  EXPECT_NE(with({ok, ok}).find("copies[1].name must be unique"), std::string::npos);
+  EXPECT_NE(with(std::vector<attnscale::CopySpec>(9, ok)).find("copies must list 1 to 8"),
+            std::string::npos);
+  TrainConfig both;
+  both.copies = {ok};
+  both.hasCustom = true;
+  EXPECT_NE(attnscale::validate_train_config(both).find("scale adds a custom copy"),
+            std::string::npos);
+  // spec scales
+  attnscale::CopySpec s;
+  s.scaleMode = attnscale::ScaleMode::linear;
+  EXPECT_EQ(attnscale::spec_scale(s, 16), 1.0 / 16);
+  s.scaleMode = attnscale::ScaleMode::custom, s.customScale = 0.7;
+  EXPECT_EQ(attnscale::spec_scale(s, 16), 0.7);
+}

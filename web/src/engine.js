@@ -138,10 +138,12 @@ export class Engine {
   }
 
   /**
-   * A tiny attention model trained with scale none, 1/√d_k and 1/d_k (and `scale`, a custom
-   * multiplier, when given) side by side from one initialisation on the same batches.
+   * A tiny attention model trained in several copies side by side, from one initialisation on the
+   * same batches: by default with scale none, 1/√d_k and 1/d_k (and `scale`, a custom multiplier,
+   * when given); or the copies listed in `copies`, each { name, scale: 'none' | 'sqrt' | 'linear'
+   * | number, qkNorm: 'none' | 'rms' | 'layer', softcap: c (0 = off), lengthScale: s (0 = off) }.
    * cfg: { dk, seqLen, batchSize, optimizer: 'adam' | 'sgd', learningRate, initScale, precision,
-   * saturate, seed, scale }.
+   * saturate, seed, scale, copies }.
    */
   train(cfg = {}) {
     const native = new this.#module.Trainer(cfg ?? {});
@@ -172,14 +174,14 @@ export class Trainer {
     return this.#native;
   }
 
-  /** Runs n steps of every copy: { step: Int32Array(n), copies: { none, sqrt, linear[, custom] } }. */
+  /** Runs n steps of every copy: { step: Int32Array(n), copies: { [name]: { metric: Float64Array(n) } } }. */
   step(n = 1) {
     return throwIfError(this.#alive().step(n));
   }
 
   /** The seqLen × seqLen attention weights of one fixed example under the copy's current weights. */
   attention(copy) {
-    if (typeof copy !== 'string') throw new TypeError("copy must be one of 'none', 'sqrt', 'linear', 'custom'");
+    if (typeof copy !== 'string') throw new TypeError(`copy must be a copy's name (a string), got ${typeof copy}`);
     return throwIfError(this.#alive().attention(copy)).values;
   }
 

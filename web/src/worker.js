@@ -125,12 +125,9 @@ const trainers = new Map(); // session → Trainer
 const trainQueue = [];
 
 function attentionOf(trainer) {
-  const out = {};
-  for (const c of ['none', 'sqrt', 'linear', 'custom']) {
-    if (c === 'custom' && typeof trainer.config.scale !== 'number') continue;
-    out[c] = trainer.attention(c);
-  }
-  return out;
+  const names = trainer.config.copies?.map((c) => c.name)
+    ?? ['none', 'sqrt', 'linear', ...(typeof trainer.config.scale === 'number' ? ['custom'] : [])];
+  return Object.fromEntries(names.map((c) => [c, trainer.attention(c)]));
 }
 
 function doTrain(m) {
