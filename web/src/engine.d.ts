@@ -189,8 +189,25 @@ export interface EngineInfo {
 
 export type Optimizer = 'adam' | 'sgd';
 
-/** The copies a trainer runs side by side: 'custom' only when `scale` was given. */
+/** The default copies a trainer runs side by side: 'custom' only when `scale` was given. */
 export type TrainCopy = 'none' | 'sqrt' | 'linear' | 'custom';
+
+/** Normalization of each q and k row before the dot product (then a learnable gain, init 1). */
+export type QkNorm = 'none' | 'rms' | 'layer';
+
+/** One chosen copy of `train({ copies })`: its name and how it forms its logits. */
+export interface TrainCopySpec<Name extends string = string> {
+  /** 1–24 letters, digits, '_' or '-': the key of its curves and of `attention(name)`. */
+  name: Name;
+  /** Default 'sqrt'. */
+  scale?: Scale;
+  /** Default 'none'. */
+  qkNorm?: QkNorm;
+  /** c > 0 turns a logit z into c·tanh(z/c); 0 (default) is off. In [0, 10⁶]. */
+  softcap?: number;
+  /** s > 0 multiplies the logits by s·ln T; 0 (default) is off. In [0, 100]. */
+  lengthScale?: number;
+}
 
 /** Training settings; every field is optional. */
 export interface TrainConfig {
@@ -210,13 +227,16 @@ export interface TrainConfig {
   saturate?: boolean;
   /** Integer 0…2³²−1. Default 1. */
   seed?: number;
-  /** A fourth, custom logit multiplier (copy 'custom'), in (0, 10⁶]. */
+  /** A fourth, custom logit multiplier (copy 'custom'), in (0, 10⁶]; not with `copies`. */
   scale?: number;
+  /** 1–8 copies to train instead of the default ones. */
+  copies?: readonly TrainCopySpec[];
 }
 
 /** The training settings in use (`trainer.config`). */
-export interface FullTrainConfig extends Required<Omit<TrainConfig, 'scale'>> {
+export interface FullTrainConfig extends Required<Omit<TrainConfig, 'scale' | 'copies'>> {
   scale?: number;
+  copies?: Required<TrainCopySpec>[];
 }
 
 /** Per-step metrics of one copy, one entry per step. */
@@ -229,18 +249,23 @@ export interface TrainMetrics {
   gradNormWk: Float64Array;
 }
 
-export interface TrainStepResult {
+/** Metrics by copy: the default copies, or one entry per chosen copy's name. */
+export type TrainCopyMetrics<Names extends string> = TrainCopy extends Names
+  ? { none: TrainMetrics; sqrt: TrainMetrics; linear: TrainMetrics; custom?: TrainMetrics }
+  : { [K in Names]: TrainMetrics };
+
+export interface TrainStepResult<Names extends string = TrainCopy> {
   step: Int32Array;
-  copies: { none: TrainMetrics; sqrt: TrainMetrics; linear: TrainMetrics; custom?: TrainMetrics };
+  copies: TrainCopyMetrics<Names>;
 }
 
-export class Trainer {
+export class Trainer<Names extends string = TrainCopy> {
   private constructor();
   readonly config: FullTrainConfig;
   /** Runs n steps (integer 1…10000, default 1) of every copy. */
-  step(n?: number): TrainStepResult;
+  step(n?: number): TrainStepResult<Names>;
   /** The seqLen × seqLen weights of one fixed example under the copy's current weights. */
-  attention(copy: TrainCopy): Float32Array;
+  attention(copy: Names): Float32Array;
   /** Steps run since the last reset. */
   readonly steps: number;
   /** Back to the initial weights and step 0. */
@@ -276,8 +301,12 @@ export class Engine {
   readonly memoryBytes: number;
   /** The training fields with ranges and defaults. */
   readonly trainSchema: TrainSchemaField[];
+  /** Trains a tiny attention model in the chosen copies side by side (names checked by type). */
+  train<const C extends readonly TrainCopySpec[]>(
+    cfg: Omit<TrainConfig, 'copies' | 'scale'> & { copies: C },
+  ): Trainer<C[number]['name']>;
   /** Trains a tiny attention model with each scaling side by side. */
-  train(cfg?: TrainConfig): Trainer;
+  train(cfg?: Omit<TrainConfig, 'copies'>): Trainer;
   /** Frees the wasm-side engine. */
   delete(): void;
 }
