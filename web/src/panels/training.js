@@ -10,7 +10,8 @@
 // d_k, T, precision and the custom multiplier come from the page (train-state.js says how they
 // are clamped, and the panel says so in a plain line beside its settings: fitting the page's
 // values to the trainer is expected, not a warning); the optimizer, learning rate, init scale,
-// batch size and seed are this panel's.
+// batch size, seed and pause step are this panel's, and live in the URL under their own names
+// (the `urlState` of the API below: the app reads and writes them with the page's fields).
 // Every number drawn is a metric the engine measured on that step's batch, before the update.
 import { panelFrame, createChart, axis, logYAxis, readPalette, drawImageInPlot } from './common.js';
 import { rampRgb, tOf, FLOOR } from './heatmap.js';
@@ -20,6 +21,7 @@ import { getEngineClient } from '../worker-client.js';
 import {
   COPIES, METRICS, STEP_BUTTON_STEPS, VALUE_TOKENS, REACH_ACCURACY, TRAIN_PRESETS, PRESET_PAGE_BASE,
   copyLabel, defaultSettings, coerceSetting, trainerConfig, trainerKey, copiesOf, describeRun, stepReaching, summarize,
+  settingsFromQuery, settingsToQuery,
 } from '../train-state.js';
 
 export const meta = { name: 'training', title: 'Training side by side' };
@@ -307,17 +309,23 @@ export function mount(el, ctx = {}) {
     notesBox.append(h('div', { class: 'notice warning' }, h('p', { class: 'notice-title', text: 'Some values were adjusted' }),
       h('ul', {}, inputNotes.map((l) => h('li', { text: l })))));
   }
-  function changeSetting(name, value) {
-    const { value: v, notice } = coerceSetting(schema, name, value);
-    inputNotes = notice ? [notice] : [];
-    settings = { ...settings, [name]: v };
+  /** New settings (a control, a preset or the URL); `fromUrl` applies them without writing the URL back. */
+  function applySettings(next, { fromUrl = false } = {}) {
+    const stopOnly = Object.keys(next).every((k) => k === 'stopAt' || next[k] === settings[k]);
+    settings = { ...settings, ...next };
     showSettings();
-    if (name === 'stopAt') {
-      if (playing) limit = v > stepsDone() ? v : Infinity;
+    if (!fromUrl) ctx.onUrlStateChange?.();
+    if (stopOnly) {
+      if (playing) limit = settings.stopAt > stepsDone() ? settings.stopAt : Infinity;
       renderNotes();
       return;
     }
     derive();
+  }
+  function changeSetting(name, value) {
+    const { value: v, notice } = coerceSetting(schema, name, value);
+    inputNotes = notice ? [notice] : [];
+    applySettings({ [name]: v });
   }
   function readPage(c) {
     if (!c) return false;
@@ -559,6 +567,7 @@ export function mount(el, ctx = {}) {
     settings = { ...defaultSettings(schema), ...p.train };
     inputNotes = [];
     showSettings();
+    ctx.onUrlStateChange?.();
     const partial = { ...PRESET_PAGE_BASE, ...p.page };
     pageCfg = { ...pageCfg, ...partial };
     ctx.setConfig?.(partial);
@@ -596,6 +605,17 @@ export function mount(el, ctx = {}) {
   else client.ready.then((r) => init(r.trainSchema)).catch(() => {});
 
   return {
+    /** The settings in the URL (app.js reads them with the page's fields and writes them back). */
+    urlState: settings && { // null when the engine gave no training schema
+      /** URL query → notices (as state.js gives them) about the values it had to change. */
+      set(search) {
+        const { settings: next, notices } = settingsFromQuery(search, schema);
+        inputNotes = [];
+        applySettings(next, { fromUrl: true });
+        return notices;
+      },
+      query: () => settingsToQuery(settings, schema),
+    },
     update(result, cfg) {
       if (!schema) return;
       // The page's current config (a preset may have moved it past the result being delivered).
