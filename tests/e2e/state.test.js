@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { createEngine } from '../../web/src/engine.js';
-import { parseQuery, serialize, applyChange, schemaDefaults, noticeText } from '../../web/src/state.js';
+import { parseQuery, serialize, serializeChanged, applyChange, schemaDefaults, noticeText } from '../../web/src/state.js';
 
 const engine = await createEngine();
 const { schema } = engine;
@@ -55,6 +55,16 @@ test('serialize → parse restores every field exactly, with no notice', () => {
     const { config, notices } = parseQuery(serialize(cfg, schema), schema);
     assert.deepEqual(notices, []);
     for (const f of schema) assert.ok(Object.is(config[f.name], cfg[f.name]) || config[f.name] === cfg[f.name], `${f.name}: ${cfg[f.name]} → ${config[f.name]}`);
+  }), { numRuns: 400 });
+});
+
+test('only the fields that differ from the defaults (the Embed snippets) restore every field exactly', () => {
+  assert.equal(serializeChanged(schemaDefaults(schema), schema), '');
+  fc.assert(fc.property(validConfig, (cfg) => {
+    const q = serializeChanged(cfg, schema);
+    const { config, notices } = parseQuery(q, schema);
+    assert.deepEqual(notices, []);
+    for (const f of schema) assert.ok(config[f.name] === cfg[f.name], `${f.name}: ${cfg[f.name]} → ${config[f.name]} (?${q})`);
   }), { numRuns: 400 });
 });
 

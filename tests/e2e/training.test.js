@@ -3,7 +3,8 @@
 // Documented behaviour checked here: Play grows the curves and advances the step counter; Pause
 // stops it (the counter then stays still); Step runs exactly STEP_BUTTON_STEPS (10) steps; Reset
 // goes back to step 0; every control works from the keyboard; a one-click comparison reproduces
-// the native run's number; clamps of the page's T and of the cost cap are shown as text.
+// the native run's number; clamps of the page's T and of the cost cap are said as plain text in
+// the panel (not as a warning: fitting the page's values to the trainer is expected).
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, access } from 'node:fs/promises';
@@ -186,17 +187,18 @@ describe('the training panel', { timeout: 300000 }, () => {
     await page.close();
   });
 
-  test('the page’s T above 128 and the cost cap are clamped with a visible notice; a custom scale adds a copy', async () => {
+  test('the page’s T above 128 and the cost cap are clamped and said in the panel; a custom scale adds a copy', async () => {
     const { page, errors } = await open(''); // page default T = 256
-    const notes = page.locator('[data-panel="training"] .train-notes');
+    const notes = page.locator('[data-panel="training"] .train-adjust');
     assert.match(await notes.textContent(), /T = 256 is above the trainer's range 8\.\.128: training uses T = 128/);
+    assert.equal(await page.locator('[data-panel="training"] .notice').count(), 0, 'a plain line, not a warning');
     await notes.getByRole('button', { name: /T to 32/ }).click();
     await page.waitForFunction(() => /seqLen=32(&|$)/.test(location.search));
-    await page.waitForFunction(() => !document.querySelector('[data-panel="training"] .train-notes').textContent.includes('T = 256'));
+    await page.waitForFunction(() => !document.querySelector('[data-panel="training"] .train-adjust').textContent.includes('T = 256'));
     await page.close();
 
     const big = await open('?dk=4096&seqLen=128');
-    assert.match(await big.page.locator('[data-panel="training"] .train-notes').textContent(), /cost cap of 2097152: training uses batch size 4/);
+    assert.match(await big.page.locator('[data-panel="training"] .train-adjust').textContent(), /cost cap of 2097152: training uses batch size 4/);
     await big.page.close();
 
     const custom = await open('?dk=32&seqLen=16&scale=0.05');

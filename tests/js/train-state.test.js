@@ -4,9 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bothEngines } from './helpers.js';
+import { noticeText } from '../../web/src/state.js';
 import {
   trainerConfig, defaultSettings, coerceSetting, copiesOf, stepReaching, summarize, TRAIN_PRESETS, PRESET_PAGE_BASE,
-  REACH_WINDOW, METRICS,
+  REACH_WINDOW, METRICS, settingsFromQuery, settingsToQuery,
 } from '../../web/src/train-state.js';
 
 const PAGE = { dk: 64, seqLen: 32, precision: 'fp32', saturate: false, scale: 'sqrt' };
@@ -70,4 +71,29 @@ test('train-state: the d_k 64 and d_k 256 comparisons reproduce the quoted steps
     assert.match(text, /: the (unscaled|1\/√d_k) copy's is [\d.]+× the (1\/√d_k|unscaled) copy's\./);
   }
   assert.match(summarize({ cfg: null, steps: [] }), /No steps yet/);
+});
+
+test('train-state: the settings in the URL: own names, defaults left out, bad values clamped with a notice', async () => {
+  const { simd } = await bothEngines();
+  const schema = simd.trainSchema;
+  const defaults = defaultSettings(schema);
+  assert.equal(settingsToQuery(defaults, schema), '', 'the defaults add nothing to the URL');
+  assert.deepEqual(settingsFromQuery('', schema), { settings: defaults, notices: [] });
+  // The page's own seed is not the trainer's.
+  assert.deepEqual(settingsFromQuery('seed=9&dk=16', schema).settings, defaults);
+
+  const chosen = { ...defaults, optimizer: 'sgd', learningRate: 1, initScale: 0.5, batchSize: 8, seed: 3, stopAt: 0 };
+  const q = settingsToQuery(chosen, schema);
+  assert.equal(q, 'trainOptimizer=sgd&trainLearningRate=1&trainInitScale=0.5&trainBatchSize=8&trainSeed=3&trainStopAt=0');
+  assert.deepEqual(settingsFromQuery(q, schema), { settings: chosen, notices: [] });
+  assert.equal(settingsToQuery({ ...defaults, seed: 2 }, schema), 'trainSeed=2');
+
+  const bad = settingsFromQuery('trainLearningRate=20&trainOptimizer=rmsprop&trainBatchSize=2.5&trainStopAt=-4&trainInitScale=abc', schema);
+  assert.deepEqual(bad.settings, { ...defaults, learningRate: 10, batchSize: 3, stopAt: 0 });
+  const byField = Object.fromEntries(bad.notices.map((n) => [n.field, n]));
+  assert.deepEqual(Object.keys(byField).sort(), ['trainBatchSize', 'trainInitScale', 'trainLearningRate', 'trainOptimizer', 'trainStopAt']);
+  assert.match(noticeText(byField.trainLearningRate), /^trainLearningRate=20 is above the allowed range 0\.000001\.\.10; using trainLearningRate=10\.$/);
+  assert.match(noticeText(byField.trainOptimizer), /trainOptimizer=rmsprop is not one of adam, sgd; using trainOptimizer=adam/);
+  // What a clamped URL holds once written back: no bad value left.
+  assert.deepEqual(settingsFromQuery(settingsToQuery(bad.settings, schema), schema).notices, []);
 });

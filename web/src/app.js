@@ -4,6 +4,8 @@
 //
 // Data flows one way: control / preset / URL → state (validated against the engine's schema)
 // → Worker (run; sweep and variants only when their inputs changed) → panels.
+// A panel may keep settings of its own in the URL (the training panel): its API's `urlState`
+// { set(query) → notices, query() } is read with the page's fields and written back with them.
 import { getEngineClient } from './worker-client.js';
 import { parseQuery, applyChange, serialize, keyOf, sameConfig, noticeText, schemaDefaults, PAGE_LIMITS } from './state.js';
 import { mountControls } from './controls.js';
@@ -90,6 +92,7 @@ export async function createApp({
     trainSchema: ready.trainSchema,
     get config() { return config ? { ...config } : null; },
     setConfig: (partial) => set(partial),
+    onUrlStateChange: () => { if (config) publish(); },
   });
   for (const [name, el] of Object.entries(panelEls)) {
     const mod = PANELS[name];
@@ -99,6 +102,10 @@ export async function createApp({
   const wantsSweep = [...panels.values()].some((p) => p.mod.meta.sweep);
   const variants = [...panels.values()].map((p) => p.mod.meta.variants).find(Boolean) ?? null;
   const each = (method, ...args) => { for (const p of panels.values()) p.api[method]?.(...args); };
+  const urlStates = () => [...panels.values()].map((p) => p.api.urlState).filter(Boolean);
+  /** The whole state as a URL query: every config field, then the panels' non-default settings. */
+  const fullQuery = () => [serialize(config, schema), ...urlStates().map((u) => u.query())].filter(Boolean).join('&');
+  const publish = () => onConfigChange(config, fullQuery());
 
   // --- compute ---
   const session = client.openSession({
@@ -183,21 +190,27 @@ export async function createApp({
   let controls = null;
   let presetButtons = [];
   let presetNote = null;
+  /** Applies a change; false when the config stayed the same. */
   function set(partial, { force = false, base = config } = {}) {
     const { config: next, notices } = applyChange(base, partial, schema, limits);
     if (notices.length) showNotices(notices.map(noticeText));
-    if (!force && config && sameConfig(next, config, schema)) { controls?.update(config); return; }
+    if (!force && config && sameConfig(next, config, schema)) { controls?.update(config); return false; }
     config = next;
     controls?.update(config);
     markPreset();
-    onConfigChange(config, serialize(config, schema));
+    publish();
     compute();
+    return true;
   }
 
+  /** A whole URL (the first load, back/forward): its notices replace the last URL's, or clear them. */
   function setQuery(q) {
     const { config: next, notices } = parseQuery(q, schema, { limits });
-    showNotices(notices.map(noticeText));
-    set(next, { base: defaults, force: !config });
+    const panelNotices = urlStates().flatMap((u) => u.set(q));
+    const lines = [...notices, ...panelNotices].map(noticeText);
+    if (lines.length) showNotices(lines);
+    else if (noticeEl?.firstElementChild?.classList.contains('warning')) noticeEl.replaceChildren();
+    if (!set(next, { base: defaults, force: !config })) publish(); // the panels' settings may have changed
   }
 
   // --- controls & presets ---
@@ -239,6 +252,8 @@ export async function createApp({
     get config() { return { ...config }; },
     set,
     setQuery,
+    /** The named panels' own URL settings that differ from their defaults, as a query ('' if none). */
+    panelQuery: (names) => names.map((n) => panels.get(n)?.api.urlState?.query()).filter(Boolean).join('&'),
     /** Repaint every chart (after a theme change). */
     redraw: () => each('redraw'),
     destroy() {

@@ -95,11 +95,14 @@ function build(app, base) {
     const controls = choice.fields === 'all' ? app.schema.map((f) => f.name) : choice.fields;
     const theme = themeRadios.find((r) => r.input.checked)?.value ?? 'auto';
     const titles = Object.fromEntries(panels.map((p) => [p, PANELS[p].meta?.title ?? p]));
-    const s = embedSnippets({ config: cfg, schema: app.schema, limits: PAGE_LIMITS, panels, controls, theme, base, titles });
+    const panelQuery = app.panelQuery(panels);
+    const s = embedSnippets({ config: cfg, schema: app.schema, limits: PAGE_LIMITS, panels, controls, theme, base, titles, panelQuery });
     iframe.textarea.value = s.iframe;
     component.textarea.value = s.component;
     summary.textContent = `Both snippets hold the current settings (d_k = ${cfg.dk}, T = ${cfg.seqLen}, scaling ${scaleLabel(cfg.scale)}, `
-      + `${cfg.precision}, seed ${fmt(cfg.seed)}, …). The charts are computed live in the reader’s browser.`;
+      + `${cfg.precision}, seed ${fmt(cfg.seed)}, …) and name only those that differ from the defaults. `
+      + `${panelQuery ? 'The training settings go in the iframe only: the web component does not take them. ' : ''}`
+      + 'The charts are computed live in the reader’s browser.';
     status.textContent = '';
   }
   form.addEventListener('change', refresh);

@@ -6,6 +6,7 @@
 // fallback and a notice { field, given, used, reason } that the caller shows as text.
 import { PANELS, PANEL_NAMES } from './panels/index.js';
 import { noticeText } from './state.js';
+import { kebab } from './embed-snippets.js';
 
 export const DEFAULT_PANELS = Object.freeze(['spread']);
 export const THEMES = Object.freeze(['auto', 'light', 'dark']);
@@ -17,9 +18,6 @@ const list = (s) => String(s).split(/[\s,]+/).map((x) => x.trim()).filter(Boolea
 export function embeddablePanels() {
   return PANEL_NAMES.filter((n) => PANELS[n]?.meta?.embed !== false);
 }
-
-/** seqLen → seq-len (attribute names are case-insensitive in HTML, hence kebab-case). */
-export const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /**
  * Attribute name → schema field name, for every field: the kebab form (`seq-len`) and the

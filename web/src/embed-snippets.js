@@ -1,7 +1,10 @@
 // The copy-paste snippets of the Embed dialog, for a given state: an <iframe> of embed.html (plus
-// the one-line auto-height listener) and the <attn-scale-demo> web component. Pure: no DOM.
-import { serialize, schemaDefaults } from './state.js';
-import { kebab } from './embed-options.js';
+// the one-line auto-height listener) and the <attn-scale-demo> web component. Pure: no DOM, and
+// nothing but state.js (so Node tests load it; embed-options.js takes its attribute names from here).
+import { serializeChanged, changedFields } from './state.js';
+
+/** seqLen → seq-len (attribute names are case-insensitive in HTML, hence kebab-case). */
+export const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /** The message embed.html posts to its parent whenever its content height changes. */
 export const HEIGHT_MESSAGE = 'attnscale:height';
@@ -13,31 +16,28 @@ const escAttr = (s) => String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;').
 
 /** Config fields that differ from the defaults, as [attribute, value] pairs (schema order). */
 export function changedAttributes(config, schema, limits) {
-  const defaults = schemaDefaults(schema, limits);
-  const out = [];
-  for (const f of schema) {
-    const v = config[f.name];
-    if (v === undefined || v === defaults[f.name]) continue;
-    out.push([kebab(f.name), String(v)]);
-  }
-  return out;
+  return changedFields(config, schema, limits).map(([name, v]) => [kebab(name), String(v)]);
 }
 
+const joinQuery = (...parts) => parts.filter(Boolean).join('&');
+
 /**
- * embedSnippets({ config, schema, limits, panels, controls, theme, base }) →
+ * embedSnippets({ config, schema, limits, panels, controls, theme, base, titles, panelQuery }) →
  *   { embedUrl, fullUrl, iframe, component, scriptUrl }
  * base: the URL of the folder that holds index.html, embed.html and attn-scale-demo.js.
  * panels: names; controls: null or field names; theme: 'auto' | 'light' | 'dark'.
+ * panelQuery: the chosen panels' own URL settings (the training panel's), already a query.
+ * Both snippets name only the fields that differ from their defaults: the embed fills in the rest.
  */
-export function embedSnippets({ config, schema, limits, panels, controls = null, theme = 'auto', base, titles = {} }) {
-  const state = serialize(config, schema);
+export function embedSnippets({ config, schema, limits, panels, controls = null, theme = 'auto', base, titles = {}, panelQuery = '' }) {
+  const state = joinQuery(serializeChanged(config, schema, limits), panelQuery);
   const q = new URLSearchParams();
   q.set('panel', panels.join(','));
   if (controls && controls.length) q.set('controls', controls.join(','));
   if (theme !== 'auto') q.set('theme', theme);
   // Commas are legal in a query: keep panel=spread,sigma readable.
-  const embedUrl = `${new URL('embed.html', base).href}?${q.toString().replace(/%2C/gi, ',')}&${state}`;
-  const fullUrl = `${new URL('index.html', base).href}?${state}`;
+  const embedUrl = `${new URL('embed.html', base).href}?${joinQuery(q.toString().replace(/%2C/gi, ','), state)}`;
+  const fullUrl = `${new URL('index.html', base).href}${state ? `?${state}` : ''}`;
   const scriptUrl = new URL('attn-scale-demo.js', base).href;
   const title = `attnscale: ${panels.map((p) => titles[p] ?? p).join(', ')}`;
   const height = 40 + 560 * panels.length + (controls ? 240 : 0);

@@ -174,14 +174,41 @@ export function applyChange(config, partial, schema, limits = PAGE_LIMITS) {
   return { config: next, notices };
 }
 
+const urlValue = (v) => (typeof v === 'boolean' ? (v ? 'true' : 'false') : String(v));
+
 /** Config → URL query string (every field, in schema order, with the engine's names). */
 export function serialize(config, schema) {
   const p = new URLSearchParams();
   for (const f of schema) {
     const v = config[f.name];
     if (v === undefined) continue;
-    p.set(f.name, typeof v === 'boolean' ? (v ? 'true' : 'false') : String(v));
+    p.set(f.name, urlValue(v));
   }
+  return p.toString();
+}
+
+/**
+ * The fields of `config` that differ from their defaults, as [name, value] pairs in schema order.
+ * A field bounded by another (blockSize ≤ seqLen) is compared with its default under that bound:
+ * the value parseQuery gives it when the URL leaves it out.
+ */
+export function changedFields(config, schema, limits = PAGE_LIMITS) {
+  const defaults = schemaDefaults(schema, limits);
+  const out = [];
+  for (const f of schema) {
+    const v = config[f.name];
+    if (v === undefined) continue;
+    let d = defaults[f.name];
+    if (typeof d === 'number' && f.maxField) d = Math.min(d, bounds(f, config, limits).max);
+    if (v !== d) out.push([f.name, v]);
+  }
+  return out;
+}
+
+/** Config → URL query of only the fields that differ from their defaults (parseQuery restores the rest). */
+export function serializeChanged(config, schema, limits = PAGE_LIMITS) {
+  const p = new URLSearchParams();
+  for (const [name, v] of changedFields(config, schema, limits)) p.set(name, urlValue(v));
   return p.toString();
 }
 

@@ -10,7 +10,9 @@
 // The page's ranges are wider than the trainer's (T up to 2048 there, 8..128 here; the trainer
 // also caps d_k · T · batch): values outside are clamped and every clamp is reported as a line
 // of text for the panel to show.
-import { coerceField } from './state.js';
+// The panel's settings live in the URL too, under names of their own (`trainSeed`: the page
+// already has a `seed`), with the URL's rules of state.js.
+import { coerceField, parseQuery, serializeChanged } from './state.js';
 import { fmt } from './format.js';
 
 export const COPIES = Object.freeze(['none', 'sqrt', 'linear', 'custom']);
@@ -25,7 +27,9 @@ export const VALUE_TOKENS = 16;
 export const REACH_ACCURACY = 0.9;
 export const REACH_WINDOW = 10;
 
-const SETTINGS = ['optimizer', 'learningRate', 'initScale', 'batchSize', 'seed'];
+const SETTINGS = ['optimizer', 'learningRate', 'initScale', 'batchSize', 'seed', 'stopAt'];
+/** stopAt is the page's own setting (the engine does not know it). */
+const STOP_AT_FIELD = Object.freeze({ name: 'stopAt', type: 'int', min: 0, max: 1e9, default: DEFAULT_STOP_AT });
 
 export function copyLabel(copy, scale) {
   if (copy === 'custom') return typeof scale === 'number' ? `× ${fmt(scale)}` : 'custom';
@@ -34,12 +38,38 @@ export function copyLabel(copy, scale) {
 
 const fieldOf = (trainSchema, name) => trainSchema.find((f) => f.name === name);
 
+/** The panel's settings as a schema in state.js's shape: the training schema's fields plus stopAt. */
+export function settingsSchema(trainSchema) {
+  return SETTINGS.map((n) => (n === 'stopAt' ? STOP_AT_FIELD : fieldOf(trainSchema, n))).filter(Boolean);
+}
+
+/** A setting's name in the URL: seed → trainSeed. */
+export const urlName = (name) => `train${name[0].toUpperCase()}${name.slice(1)}`;
+
+/** The settings schema under the URL's names. */
+export function settingsUrlSchema(trainSchema) {
+  return settingsSchema(trainSchema).map((f) => ({ ...f, name: urlName(f.name) }));
+}
+
 /** The panel's settings at their defaults (from the training schema) plus stopAt. */
 export function defaultSettings(trainSchema) {
-  const s = {};
-  for (const n of SETTINGS) s[n] = fieldOf(trainSchema, n)?.default;
-  s.stopAt = DEFAULT_STOP_AT;
-  return s;
+  return Object.fromEntries(settingsSchema(trainSchema).map((f) => [f.name, f.default]));
+}
+
+/**
+ * URL query → { settings, notices }: the settings the query names (the others at their defaults),
+ * each bad value clamped or reset with a notice { field, given, used, reason } under its URL name.
+ */
+export function settingsFromQuery(search, trainSchema) {
+  const { config, notices } = parseQuery(search, settingsUrlSchema(trainSchema), { limits: {} });
+  const settings = Object.fromEntries(settingsSchema(trainSchema).map((f) => [f.name, config[urlName(f.name)]]));
+  return { settings, notices };
+}
+
+/** Settings → URL query of the ones that differ from their defaults ('' at the defaults). */
+export function settingsToQuery(settings, trainSchema) {
+  const byUrlName = Object.fromEntries(Object.entries(settings).map(([k, v]) => [urlName(k), v]));
+  return serializeChanged(byUrlName, settingsUrlSchema(trainSchema), {});
 }
 
 /**
@@ -47,12 +77,7 @@ export function defaultSettings(trainSchema) {
  * (state.js rules: clamped or reset, with a notice naming the field).
  */
 export function coerceSetting(trainSchema, name, input) {
-  if (name === 'stopAt') {
-    const v = Math.round(Number(input));
-    if (!Number.isFinite(v) || v < 0) return { value: 0, notice: `stopAt=${input} is not a whole number ≥ 0; using 0 (run until paused).` };
-    return { value: Math.min(v, 1e9), notice: null };
-  }
-  const f = fieldOf(trainSchema, name);
+  const f = settingsSchema(trainSchema).find((x) => x.name === name);
   if (!f) return { value: input, notice: null };
   const { value, notice } = coerceField(f, input, {}, {});
   return { value, notice: notice ? `${name}=${notice.given} ${notice.reason}; using ${name}=${notice.used}.` : null };

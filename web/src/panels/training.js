@@ -8,7 +8,10 @@
 // the engine, Pause takes effect as soon as the chunk in flight is back, and Reset or a change of
 // config simply drops whatever was in flight (every request carries the run's generation).
 // d_k, T, precision and the custom multiplier come from the page (train-state.js says how they
-// are clamped); the optimizer, learning rate, init scale, batch size and seed are this panel's.
+// are clamped, and the panel says so in a plain line beside its settings: fitting the page's
+// values to the trainer is expected, not a warning); the optimizer, learning rate, init scale,
+// batch size, seed and pause step are this panel's, and live in the URL under their own names
+// (the `urlState` of the API below: the app reads and writes them with the page's fields).
 // Every number drawn is a metric the engine measured on that step's batch, before the update.
 import { panelFrame, createChart, axis, logYAxis, readPalette, drawImageInPlot } from './common.js';
 import { rampRgb, tOf, FLOOR } from './heatmap.js';
@@ -18,6 +21,7 @@ import { getEngineClient } from '../worker-client.js';
 import {
   COPIES, METRICS, STEP_BUTTON_STEPS, VALUE_TOKENS, REACH_ACCURACY, TRAIN_PRESETS, PRESET_PAGE_BASE,
   copyLabel, defaultSettings, coerceSetting, trainerConfig, trainerKey, copiesOf, describeRun, stepReaching, summarize,
+  settingsFromQuery, settingsToQuery,
 } from '../train-state.js';
 
 export const meta = { name: 'training', title: 'Training side by side' };
@@ -117,8 +121,9 @@ export function mount(el, ctx = {}) {
   const fieldsBox = h('div', { class: 'train-fields' });
   const settingsBox = h('fieldset', { class: 'control-group train-settings' }, h('legend', { text: 'Training settings' }), fieldsBox);
   const fromPage = h('p', { class: 'train-from-page' });
-  const notesBox = h('div', { class: 'train-notes', role: 'status' });
-  frame.body.append(h('div', { class: 'train-controls' }, transport, status, presetBox, settingsBox, fromPage, notesBox));
+  const adjustBox = h('div', { class: 'train-adjust', role: 'status' }); // the page's values fitted to the trainer
+  const notesBox = h('div', { class: 'train-notes', role: 'status' }); // a typed value the panel could not use
+  frame.body.append(h('div', { class: 'train-controls' }, transport, status, presetBox, settingsBox, fromPage, adjustBox, notesBox));
 
   const inputs = new Map();
   function buildSettings() {
@@ -287,28 +292,40 @@ export function mount(el, ctx = {}) {
       pump();
     }
   }
+  // Both boxes are live regions: they are rebuilt only when their text changes (a d_k drag would
+  // otherwise repeat the same sentence to a screen reader at every step).
+  let shownNotes = '';
   function renderNotes() {
-    const lines = [...(derived?.notes ?? []), ...inputNotes];
-    notesBox.replaceChildren();
-    if (!lines.length) return;
-    const ul = h('ul', {}, lines.map((l) => h('li', { text: l })));
-    const box = h('div', { class: 'notice' }, h('p', { class: 'notice-title', text: 'Adjusted for the trainer' }), ul);
-    if (pageCfg && derived.cfg.seqLen !== pageCfg.seqLen && ctx.setConfig) {
-      box.append(h('button', { type: 'button', class: 'btn small', text: 'Set the page’s T to 32', onclick: () => ctx.setConfig({ seqLen: 32 }) }));
+    const adjusted = derived?.notes ?? [];
+    const key = JSON.stringify([adjusted, inputNotes]);
+    if (key === shownNotes) return;
+    shownNotes = key;
+    adjustBox.replaceChildren(...adjusted.map((l) => h('p', { text: l })));
+    if (pageCfg && derived && derived.cfg.seqLen !== pageCfg.seqLen && ctx.setConfig) {
+      adjustBox.append(h('button', { type: 'button', class: 'btn small', text: 'Set the page’s T to 32', onclick: () => ctx.setConfig({ seqLen: 32 }) }));
     }
-    notesBox.append(box);
+    notesBox.replaceChildren();
+    if (!inputNotes.length) return;
+    notesBox.append(h('div', { class: 'notice warning' }, h('p', { class: 'notice-title', text: 'Some values were adjusted' }),
+      h('ul', {}, inputNotes.map((l) => h('li', { text: l })))));
   }
-  function changeSetting(name, value) {
-    const { value: v, notice } = coerceSetting(schema, name, value);
-    inputNotes = notice ? [notice] : [];
-    settings = { ...settings, [name]: v };
+  /** New settings (a control, a preset or the URL); `fromUrl` applies them without writing the URL back. */
+  function applySettings(next, { fromUrl = false } = {}) {
+    const stopOnly = Object.keys(next).every((k) => k === 'stopAt' || next[k] === settings[k]);
+    settings = { ...settings, ...next };
     showSettings();
-    if (name === 'stopAt') {
-      if (playing) limit = v > stepsDone() ? v : Infinity;
+    if (!fromUrl) ctx.onUrlStateChange?.();
+    if (stopOnly) {
+      if (playing) limit = settings.stopAt > stepsDone() ? settings.stopAt : Infinity;
       renderNotes();
       return;
     }
     derive();
+  }
+  function changeSetting(name, value) {
+    const { value: v, notice } = coerceSetting(schema, name, value);
+    inputNotes = notice ? [notice] : [];
+    applySettings({ [name]: v });
   }
   function readPage(c) {
     if (!c) return false;
@@ -550,6 +567,7 @@ export function mount(el, ctx = {}) {
     settings = { ...defaultSettings(schema), ...p.train };
     inputNotes = [];
     showSettings();
+    ctx.onUrlStateChange?.();
     const partial = { ...PRESET_PAGE_BASE, ...p.page };
     pageCfg = { ...pageCfg, ...partial };
     ctx.setConfig?.(partial);
@@ -587,6 +605,17 @@ export function mount(el, ctx = {}) {
   else client.ready.then((r) => init(r.trainSchema)).catch(() => {});
 
   return {
+    /** The settings in the URL (app.js reads them with the page's fields and writes them back). */
+    urlState: settings && { // null when the engine gave no training schema
+      /** URL query → notices (as state.js gives them) about the values it had to change. */
+      set(search) {
+        const { settings: next, notices } = settingsFromQuery(search, schema);
+        inputNotes = [];
+        applySettings(next, { fromUrl: true });
+        return notices;
+      },
+      query: () => settingsToQuery(settings, schema),
+    },
     update(result, cfg) {
       if (!schema) return;
       // The page's current config (a preset may have moved it past the result being delivered).
