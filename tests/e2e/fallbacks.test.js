@@ -4,7 +4,8 @@
 //  - no WebAssembly at all (deleted before any script runs): a clear message where the charts
 //    would be, on the page, in embed.html and in <attn-scale-demo>; no blank page, no uncaught error;
 //  - `new Worker()` throwing, or a Worker blocked by the host's CSP (an error event after
-//    construction): the engine runs on the page's thread, a notice says so, every chart renders.
+//    construction): the engine runs on the page's thread, a notice says so (naming worker-src and
+//    what it must allow, for the CSP), every chart renders.
 // Screenshots of the three states go to tests/output/fallback-*.png.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -150,10 +151,13 @@ describe('fallbacks', { timeout: 180000 }, () => {
     await host.page.close();
   });
 
-  test('a Worker blocked by a CSP (worker-src none): the same main-thread fallback', async () => {
+  test('a Worker blocked by a CSP (worker-src none): the same main-thread fallback; the notice names worker-src', async () => {
     const { page, errors } = await open(browser, '?dk=128&scale=none', { origin: noWorkers });
     await waitForApp(page, { timeout: 120000 });
-    assert.match(await page.locator('[data-engine-note]').textContent(), /Web Workers are not available here/);
+    const note = await page.locator('[data-engine-note]').textContent();
+    assert.match(note, /Content-Security-Policy refused the engine’s Web Worker \(worker-src\)/);
+    assert.match(note, /the site’s worker-src must allow 'self'\./);
+    assert.doesNotMatch(note, /not available/);
     assert.deepEqual((await drawnPanels(page)).filter((n) => PANELS.includes(n)).sort(), [...PANELS].sort());
     assert.ok(Math.abs(parseFloat(await stat(page, 'rawLogitStd')) - 11.36) < 0.05);
     // The browser's own report of the blocked Worker is the only message.
