@@ -15,7 +15,12 @@
 // so the host's `* { … }` or `html { font-size }` rules do not reach in, and nothing reaches out.
 // Every instance on a page shares one engine client (worker-client.js: one foreground and one
 // background Worker for the whole page).
-import { createApp } from './app.js';
+//
+// Failures a reader can see: the element's own children (e.g. <a href="…">Open the demo</a>) stay
+// shown, through a <slot>, until the first chart is drawn, so the element degrades to them when
+// its script cannot load at all (it is then an unknown element showing its children) or the
+// engine cannot start. The charts' code (app.js, uPlot, panels) is loaded after the element is
+// defined: if it fails to load, the element says so instead of staying on "Starting the engine…".
 import { getEngineClient } from './worker-client.js';
 import { serialize, schemaDefaults, noticeText, PAGE_LIMITS } from './state.js';
 import { attributeMap, attributeValue, attributesToQuery, parsePanels, parseControls, parseTheme } from './embed-options.js';
@@ -67,6 +72,7 @@ export class AttnScaleDemo extends HTMLElement {
   #generation = 0;
   #observer = null;
   #colorScheme = null;
+  #fallback;
 
   constructor() {
     super();
@@ -79,11 +85,14 @@ export class AttnScaleDemo extends HTMLElement {
     this.#body = h('div', { class: 'as-body' }, this.#controls, this.#panels);
     this.#status = h('span', { class: 'as-status', text: 'Starting the engine…' });
     this.#fullLink = h('a', { href: FULL_PAGE.href, target: '_blank', rel: 'noopener', text: 'Open in attnscale ↗' });
+    this.#fallback = h('div', { class: 'as-fallback' }, h('slot'));
     this.#root = h('div', { class: 'as-root', part: 'root' },
+      this.#fallback,
       h('div', { class: 'as-notices' }, this.#optionNotices, this.#appNotices),
       this.#body,
       h('p', { class: 'as-foot' }, this.#fullLink, ' ', this.#status));
     shadow.append(this.#root);
+    this.#root.addEventListener('attnscale:first-chart', () => { this.#fallback.hidden = true; });
   }
 
   /** The config in use (engine field names), or null before the engine is ready. */
@@ -122,14 +131,18 @@ export class AttnScaleDemo extends HTMLElement {
     this.#app?.destroy();
     this.#app = null;
     const client = getEngineClient();
-    let ready;
+    const appModule = import('./app.js'); // loads while the engine starts
+    let ready, createApp;
     try {
       ready = await client.ready;
     } catch (err) {
-      if (gen !== this.#generation) return;
-      this.#root.dataset.state = 'failed';
-      this.#status.textContent = '';
-      this.#appNotices.replaceChildren(noticeBox([`The compute engine could not start: ${err.message}`], 'error', (b) => b.remove()));
+      if (gen === this.#generation) this.#fail(`The compute engine could not start: ${err.message}`);
+      return;
+    }
+    try {
+      ({ createApp } = await appModule);
+    } catch (err) {
+      if (gen === this.#generation) this.#fail(`The charts' code could not load: ${err?.name ?? 'Error'}: ${err?.message ?? err}`);
       return;
     }
     if (gen !== this.#generation || !this.isConnected) return;
@@ -173,6 +186,13 @@ export class AttnScaleDemo extends HTMLElement {
       // createApp has already put its notice in the element; the host page goes on.
       if (gen === this.#generation) this.#status.textContent = '';
     }
+  }
+
+  /** A message in place of the charts (the element's own children stay shown beside it). */
+  #fail(message) {
+    this.#root.dataset.state = 'failed';
+    this.#status.textContent = '';
+    this.#appNotices.replaceChildren(noticeBox([message], 'error', (b) => b.remove()));
   }
 
   /** Attribute changes: config fields apply in place; panel/controls rebuild; theme repaints. */
