@@ -19,17 +19,22 @@
 // Failures a reader can see: the element's own children (e.g. <a href="…">Open the demo</a>) stay
 // shown, through a <slot>, until the first chart is drawn, so the element degrades to them when
 // its script cannot load at all (it is then an unknown element showing its children) or the
-// engine cannot start. The charts' code (app.js, uPlot, panels) is loaded after the element is
-// defined: if it fails to load, the element says so instead of staying on "Starting the engine…".
+// engine cannot start. The charts' code (app.js and embed-options.js, which bring uPlot and the
+// panels) is loaded after the element is defined: if it fails to load, the element says so
+// instead of staying on "Starting the engine…".
 import { getEngineClient } from './worker-client.js';
 import { serialize, schemaDefaults, noticeText, PAGE_LIMITS } from './state.js';
-import { attributeMap, attributeValue, attributesToQuery, parsePanels, parseControls, parseTheme } from './embed-options.js';
 import { h } from './dom.js';
 import panelsCss from './styles/panels.css?inline';
 import componentCss from './styles/component.css?inline';
 
 const TAG = 'attn-scale-demo';
 const OPTION_ATTRIBUTES = new Set(['panel', 'controls']);
+
+let charts = null;
+/** The charts' code, loaded once: { createApp, attributeMap, parsePanels, … } (embed-options.js). */
+const loadCharts = () => (charts ??= Promise.all([import('./app.js'), import('./embed-options.js')])
+  .then(([app, options]) => ({ ...options, createApp: app.createApp })));
 
 // The full page next to this script (dist/index.html beside dist/attn-scale-demo.js). Resolved at
 // run time: the module's URL is held in a variable so that the bundler leaves it alone.
@@ -69,6 +74,7 @@ export class AttnScaleDemo extends HTMLElement {
   #status;
   #app = null;
   #schema = null;
+  #charts = null; // the loaded charts' code (loadCharts)
   #generation = 0;
   #observer = null;
   #colorScheme = null;
@@ -131,8 +137,9 @@ export class AttnScaleDemo extends HTMLElement {
     this.#app?.destroy();
     this.#app = null;
     const client = getEngineClient();
-    const appModule = import('./app.js'); // loads while the engine starts
-    let ready, createApp;
+    const code = loadCharts(); // loads while the engine starts
+    code.catch(() => {});
+    let ready, mod;
     try {
       ready = await client.ready;
     } catch (err) {
@@ -140,14 +147,16 @@ export class AttnScaleDemo extends HTMLElement {
       return;
     }
     try {
-      ({ createApp } = await appModule);
+      mod = await code;
     } catch (err) {
       if (gen === this.#generation) this.#fail(`The charts' code could not load: ${err?.name ?? 'Error'}: ${err?.message ?? err}`);
       return;
     }
     if (gen !== this.#generation || !this.isConnected) return;
     const { schema } = ready;
+    this.#charts = mod;
     this.#schema = schema;
+    const { createApp, attributesToQuery, parsePanels, parseControls, parseTheme } = mod;
     const attr = (n) => this.getAttribute(n);
     const { panels, notices: panelNotices } = parsePanels(attr('panel'));
     const { fields, notices: controlNotices } = parseControls(attr('controls'), schema);
@@ -199,6 +208,7 @@ export class AttnScaleDemo extends HTMLElement {
   #attributesChanged(records) {
     const names = new Set(records.map((r) => r.attributeName));
     const schema = this.#schema;
+    const { attributeMap, attributeValue, parseTheme } = this.#charts ?? {};
     if (!schema || !this.#app) {
       // Still starting: start over, so that the attributes are read as a whole.
       if (names.has('panel') || names.has('controls') || (schema && [...names].some((n) => attributeMap(schema).has(n)))) this.#mount(null);

@@ -25,6 +25,8 @@ function show(reason) {
   (document.getElementById('notices') ?? app).prepend(notice);
   const info = document.getElementById('engine-info');
   if (info) info.textContent = 'The charts could not load (see the message above them).';
+  // The page's presets and settings have nothing to drive (as page.js does when the engine fails).
+  for (const box of document.querySelectorAll('.presets-box, .sidebar')) box.hidden = true;
   app.dataset.state = 'failed';
 }
 

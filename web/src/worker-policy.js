@@ -1,12 +1,12 @@
 // Which Content-Security-Policy directive refused the engine's Worker, so that the notice can
 // name it and say what to allow, instead of "Web Workers are not available here". A Worker is
-// governed by worker-src (falling back to child-src, then script-src); the blob: shim Worker that
-// loads a cross-origin script (worker-client.js) needs blob: and that origin there.
+// governed by worker-src (falling back to child-src, then script-src). The engine's script from
+// another origin runs in a blob: Worker (worker-client.js) that import()s it: the Worker needs
+// blob: in worker-src, its import is a script fetch (script-src, which lists that origin already).
 
 /** The Worker sources a host's worker-src must allow for a Worker script at `workerHref`. */
 export function workerSources(workerHref) {
-  const origin = new URL(workerHref, location.href).origin;
-  return origin === location.origin ? ["'self'"] : ['blob:', origin];
+  return new URL(workerHref, location.href).origin === location.origin ? ["'self'"] : ['blob:'];
 }
 
 /**
