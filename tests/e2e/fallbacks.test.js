@@ -6,6 +6,7 @@
 //  - `new Worker()` throwing, or a Worker blocked by the host's CSP (an error event after
 //    construction): the engine runs on the page's thread, a notice says so (naming worker-src and
 //    what it must allow, for the CSP), every chart renders;
+//  - a Worker whose engine reports 'fatal' before anything else: the same main-thread fallback;
 //  - navigator.language 'C' (WebKit under LANG=C): everything draws; a chart module that throws
 //    while it loads: a visible message on the page, in embed.html and in the component.
 // Screenshots of the three states go to tests/output/fallback-*.png.
@@ -26,6 +27,14 @@ const NO_WORKER = () => {
   };
 };
 
+// A Worker that starts but whose engine cannot (as WebKit's blob: Worker on a file:// page, which
+// cannot read a Blob): its first message is 'fatal'.
+const WORKER_FATAL = () => {
+  const source = "postMessage({ type: 'fatal', message: 'NotReadableError: The I/O read operation failed.' });";
+  globalThis.Worker = class extends Worker {
+    constructor() { super(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })), { type: 'module' }); }
+  };
+};
 // WebKit under LANG=C reports navigator.language 'C', which Intl rejects.
 const LANGUAGE_C = () => { Object.defineProperty(Navigator.prototype, 'language', { configurable: true, get: () => 'C' }); };
 // A chart module that throws while it loads (as uPlot did on that 'C'): Intl.NumberFormat throws.
@@ -156,6 +165,15 @@ describe('fallbacks', { timeout: 180000 }, () => {
     assert.match(await host.page.locator('#demo [data-engine-note]').textContent(), /Web Workers are not available/);
     assert.deepEqual(host.errors, []);
     await host.page.close();
+  });
+
+  test('a Worker whose engine cannot start (its first message is fatal): the main thread takes over', async () => {
+    const { page, errors } = await open(browser, '?dk=128&scale=none', { init: WORKER_FATAL });
+    await waitForApp(page, { timeout: 120000 });
+    assert.match(await page.locator('[data-engine-note]').textContent(), /computes on the page’s own thread/);
+    assert.ok(Math.abs(parseFloat(await stat(page, 'rawLogitStd')) - 11.36) < 0.05);
+    assert.deepEqual(errors, []);
+    await page.close();
   });
 
   test('navigator.language is \'C\' (WebKit under LANG=C): the page, embed.html and the component draw', async () => {
