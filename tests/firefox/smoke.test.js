@@ -14,7 +14,7 @@ smokeSuite({
       await waitSettled(driver);
       const requested = [...net.refused];
       // The interception is live: a request the page makes now is refused and recorded.
-      const probe = 'http://127.0.0.1:9/probe';
+      const probe = 'http://127.0.0.1:65530/probe';
       const outcome = await driver.evaluate((u) => fetch(u).then(() => 'fetched', () => 'refused'), probe);
       if (outcome !== 'refused' || !net.refused.includes(probe)) throw new Error(`request interception is not active (${outcome})`);
       return requested;
