@@ -81,6 +81,9 @@ async function chromiumReadouts(site, host) {
   }
 }
 
+/** Where the driver sees console errors (Firefox), none since the last call. */
+const noErrors = (driver, what) => { if (driver.errors) assert.deepEqual(driver.errors.splice(0), [], `${what}: console errors`); };
+
 /**
  * smokeSuite({ engine, launch, offline }) defines the suite. offline(driver, fileUrl) opens the
  * offline file with the network refused and returns the URLs the page requested other than
@@ -119,6 +122,7 @@ export function smokeSuite({ engine, launch, offline, extra = () => {} }) {
       assert.ok(Object.keys(stats).length >= 20, `readouts: ${Object.keys(stats).length}`);
       assert.deepEqual(stats, reference.page);
       assert.match(stats.rawLogitStd, /^11\.3/);
+      noErrors(driver, 'page');
       await driver.screenshot(join(OUT, `${engine}-page.png`));
     });
 
@@ -132,12 +136,14 @@ export function smokeSuite({ engine, launch, offline, extra = () => {} }) {
       const n = await driver.waitFor((b) => { const v = Number(document.querySelector('[data-stat="train.step"]').textContent); return v >= b + 10 && v; }, [before0], { timeout: 60000 });
       assert.equal(n, before0 + 10);
       assert.match(await driver.evaluate(() => document.querySelector('[data-stat="train.sqrt.loss"]')?.textContent ?? ''), /^\d/);
+      noErrors(driver, 'training');
     });
 
     test('embed.html draws its panels; readouts equal Chromium\'s', async () => {
       await driver.goto(site.url + EMBED);
       await waitSettled(driver);
       assert.deepEqual(await driver.evaluate(readStats, null), reference.embed);
+      noErrors(driver, 'embed.html');
     });
 
     test('the component on another origin draws with a real Worker; readouts equal Chromium\'s; its fallback link hides', async () => {
@@ -150,6 +156,7 @@ export function smokeSuite({ engine, launch, offline, extra = () => {} }) {
         after: document.getElementById('after').textContent,
       }));
       assert.deepEqual(seen, { note: null, linkShown: false, after: 'Text after.' });
+      noErrors(driver, 'component');
       await driver.screenshot(join(OUT, `${engine}-component.png`));
     });
 

@@ -13,6 +13,7 @@ smokeSuite({
       await driver.goto(url);
       await waitSettled(driver);
       const requested = [...net.refused];
+      if (driver.errors.length) throw new Error(`console errors: ${driver.errors.join('; ')}`);
       // The interception is live: a request the page makes now is refused and recorded.
       const probe = 'http://127.0.0.1:65530/probe';
       const outcome = await driver.evaluate((u) => fetch(u).then(() => 'fetched', () => 'refused'), probe);
