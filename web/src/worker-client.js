@@ -22,8 +22,8 @@ let shared = null;
  * another origin (a blog using attn-scale-demo.js from this site), `new Worker(url)` is refused
  * (Chromium and WebKit throw a SecurityError, Firefox fires an error event later); a same-origin
  * blob Worker that imports the script by URL works instead (the host serves the module with CORS,
- * as any cross-origin module script needs). CSP: the host's worker-src must allow blob: and that
- * origin (worker-policy.js).
+ * as any cross-origin module script needs). CSP: the host's worker-src must allow blob:, its
+ * script-src that origin (worker-policy.js).
  */
 export function startModuleWorker(href = workerUrl) {
   const url = new URL(href, import.meta.url);
@@ -58,7 +58,8 @@ export function getEngineClient({ createWorker = defaultWorker, background = tru
 
 // The engine on the page's thread, once any Worker has failed: one instance (main-thread-worker.js),
 // whose messages reach the client through the first wrapper that switched to it ("receiver"); the
-// others only send to it, so that no message is routed twice.
+// others only send to it, so that no message is routed twice. `reason`: why the Worker failed (the
+// offline file's stand-in, which cannot run the engine here, reports it; see vite-offline.js).
 let mainThread = null;
 function switchToMainThread(reason) {
   const first = !mainThread;
