@@ -106,7 +106,7 @@ const offlineBuild = {
   publicDir: false,
   plugins: [...plugins, ...offlineEnginePlugins(), ...offlinePagePlugins(), viteSingleFile({ removeViteModuleLoader: true })],
   // One classic script for the inlined Worker (a blob Worker cannot load chunks).
-  worker: { format: 'iife', plugins: () => offlineEnginePlugins() },
+  worker: { format: 'iife', plugins: () => offlineEnginePlugins({ worker: true }) },
   build: {
     outDir: here('./build/offline'),
     emptyOutDir: true,

@@ -21,5 +21,7 @@ suite() { # suite <label> <dir> [command prefix…]
 suite "end-to-end in headless chromium (node --test)" tests/e2e
 suite "the npm package as its users install it (pack, install, Node/Vite/TypeScript/CDN consumers)" tests/consumer
 suite "Firefox ESR over WebDriver BiDi (puppeteer-core)" tests/firefox
+# WebKit takes navigator.language from LANG/LC_ALL ('C' under C.UTF-8: Intl rejects it; 'en-US' under
+# en_US.UTF-8, no generated locale needed); tests/webkit checks that it got the language meant.
 suite "WebKitGTK (Safari's engine) via WebKitWebDriver, LANG=C.UTF-8" tests/webkit env LANG=C.UTF-8 LC_ALL=C.UTF-8 xvfb-run -a
 suite "WebKitGTK via WebKitWebDriver, LANG=en_US.UTF-8" tests/webkit env LANG=en_US.UTF-8 LC_ALL=en_US.UTF-8 xvfb-run -a

@@ -3,7 +3,8 @@
 // works from file:// with no network:
 //   - the page's entry becomes web/src/offline/main.js (the compute Worker inlined as a blob Worker);
 //   - every import of web/src/engine.js resolves to web/src/offline/engine.js, which gets the wasm
-//     from a virtual module: the SIMD build only, gzip-compressed, base64 (≈ 48 % of the raw wasm).
+//     bytes from the page: the page holds the SIMD build only, gzip-compressed, base64 (≈ 48 % of
+//     the raw wasm; a virtual module), inflates it and posts it to its Workers (web/src/offline/).
 //     The scalar fallback stays out: it would add ≈ 90 KB, and the browsers without wasm SIMD
 //     (Safari < 16.4, Chrome < 91, Firefox < 89) mostly lack DecompressionStream as well, so it
 //     could not even be inflated there. The online page keeps the fallback;
@@ -30,14 +31,20 @@ function simdWasmGzipBase64() {
 const GENERATED = here('../web/generated/');
 const WASM_MODULE = 'virtual:attnscale-offline-wasm';
 
-/** Plugins of the engine side (used by the page build and by the inlined Worker's build). */
-export function offlineEnginePlugins() {
+/**
+ * Plugins of the engine side (used by the page build and, with { worker: true }, by the inlined
+ * Worker's build, which must not hold the wasm: the page sends it).
+ */
+export function offlineEnginePlugins({ worker = false } = {}) {
   return [
     {
       name: 'attnscale-offline-engine',
       enforce: 'pre',
       resolveId(source, importer) {
-        if (source === WASM_MODULE) return `\0${WASM_MODULE}`;
+        if (source === WASM_MODULE) {
+          if (worker) this.error(`offline build: the Worker imports ${WASM_MODULE} (${importer}); the page posts the wasm to it`);
+          return `\0${WASM_MODULE}`;
+        }
         if (!importer || importer.startsWith('\0')) return null;
         const clean = importer.split('?')[0];
         // The folder build's Worker URL is never used here (install-worker.js supplies the Worker).
@@ -52,9 +59,9 @@ export function offlineEnginePlugins() {
       load(id) {
         if (id === '\0attnscale-no-worker-url') return 'export default "";';
         if (id === NO_MAIN_THREAD) {
-          return `export function createMainThreadWorker() {
+          return `export function createMainThreadWorker({ reason } = {}) {
   const { port1, port2 } = new MessageChannel();
-  port2.postMessage({ type: 'fatal', message: 'this browser could not start a Worker, which the offline file needs; the online page can run without one' });
+  port2.postMessage({ type: 'fatal', message: reason || 'this browser could not start a Worker, which the offline file needs; the online page can run without one' });
   port1.start();
   return port1;
 }`;
@@ -66,10 +73,7 @@ export function offlineEnginePlugins() {
         }
         if (id !== `\0${WASM_MODULE}`) return null;
         const gz = simdWasmGzipBase64();
-        return [
-          `export { default as createModule } from ${JSON.stringify(`${GENERATED}attnscale-simd.mjs`)};`,
-          `export const wasmGzipBase64 = ${JSON.stringify(gz)};`,
-        ].join('\n');
+        return `export const wasmGzipBase64 = ${JSON.stringify(gz)};`;
       },
       transform(code, id) {
         const m = /[\\/]web[\\/]generated[\\/]attnscale-(simd)\.mjs$/.exec(id);

@@ -364,7 +364,7 @@ describe('embeds', { timeout: 600000 }, () => {
     await dialog.waitFor();
     const iframeCode = dialog.locator('[data-snippet="iframe"] textarea');
     const componentCode = dialog.locator('[data-snippet="web component"] textarea');
-    assert.match(await componentCode.inputValue(), /<attn-scale-demo panel="spread" dk="128" scale="none" seed="7"><\/attn-scale-demo>/);
+    assert.match(await componentCode.inputValue(), /<attn-scale-demo panel="spread" dk="128" scale="none" seed="7">\n {2}<a href="[^"]*\/index\.html\?[^"]*dk=128&amp;[^"]*seed=7[^"]*">Open the attnscale demo<\/a>\n<\/attn-scale-demo>/);
     assert.match(await iframeCode.inputValue(), /embed\.html\?panel=spread&amp;dk=128&amp;/);
     assert.match(await iframeCode.inputValue(), /title="attnscale: Logit spread"/);
     // Choose charts with the keyboard: the snippets follow.
@@ -404,6 +404,7 @@ ${snippetIframe.replace('<iframe ', '<iframe id="f" ')}
     await waitForDemos(pasted.page);
     assert.ok(Math.abs((await demoStat(pasted.page, 'c', 'rawLogitStd')) - Math.sqrt(128)) < 0.3);
     assert.match(await demoQuery(pasted.page, 'c'), /seed=7/);
+    assert.equal(await pasted.page.locator('#c > a').isVisible(), false, 'the snippet\'s fallback link hides once the charts are drawn');
     assert.equal(await pasted.page.locator('#c [data-field]').count(), 2);
     await pasted.page.locator('#f').scrollIntoViewIfNeeded();
     const frame = pasted.page.frames().find((f) => f.url().includes('embed.html'));

@@ -4,7 +4,11 @@
 //  - no WebAssembly at all (deleted before any script runs): a clear message where the charts
 //    would be, on the page, in embed.html and in <attn-scale-demo>; no blank page, no uncaught error;
 //  - `new Worker()` throwing, or a Worker blocked by the host's CSP (an error event after
-//    construction): the engine runs on the page's thread, a notice says so, every chart renders.
+//    construction): the engine runs on the page's thread, a notice says so (naming worker-src and
+//    what it must allow, for the CSP), every chart renders;
+//  - a Worker whose engine reports 'fatal' before anything else: the same main-thread fallback;
+//  - navigator.language 'C' (WebKit under LANG=C): everything draws; a chart module that throws
+//    while it loads: a visible message on the page, in embed.html and in the component.
 // Screenshots of the three states go to tests/output/fallback-*.png.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,6 +26,19 @@ const NO_WORKER = () => {
     constructor() { throw new DOMException('Workers are disabled by policy', 'SecurityError'); }
   };
 };
+
+// A Worker that starts but whose engine cannot (as WebKit's blob: Worker on a file:// page, which
+// cannot read a Blob): its first message is 'fatal'.
+const WORKER_FATAL = () => {
+  const source = "postMessage({ type: 'fatal', message: 'NotReadableError: The I/O read operation failed.' });";
+  globalThis.Worker = class extends Worker {
+    constructor() { super(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })), { type: 'module' }); }
+  };
+};
+// WebKit under LANG=C reports navigator.language 'C', which Intl rejects.
+const LANGUAGE_C = () => { Object.defineProperty(Navigator.prototype, 'language', { configurable: true, get: () => 'C' }); };
+// A chart module that throws while it loads (as uPlot did on that 'C'): Intl.NumberFormat throws.
+const CHARTS_THROW = () => { Intl.NumberFormat = function NumberFormat() { throw new RangeError('invalid language tag: C'); }; };
 
 let tmp, server, noWorkers, browser, noSimd;
 
@@ -150,10 +167,61 @@ describe('fallbacks', { timeout: 180000 }, () => {
     await host.page.close();
   });
 
-  test('a Worker blocked by a CSP (worker-src none): the same main-thread fallback', async () => {
+  test('a Worker whose engine cannot start (its first message is fatal): the main thread takes over', async () => {
+    const { page, errors } = await open(browser, '?dk=128&scale=none', { init: WORKER_FATAL });
+    await waitForApp(page, { timeout: 120000 });
+    assert.match(await page.locator('[data-engine-note]').textContent(), /computes on the page’s own thread/);
+    assert.ok(Math.abs(parseFloat(await stat(page, 'rawLogitStd')) - 11.36) < 0.05);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('navigator.language is \'C\' (WebKit under LANG=C): the page, embed.html and the component draw', async () => {
+    for (const path of ['?dk=128&scale=none', 'embed.html?panel=spread&dk=128&scale=none']) {
+      const { page, errors } = await open(browser, path, { init: LANGUAGE_C });
+      await waitForApp(page, { sweeps: false });
+      assert.equal(await page.evaluate(() => Object.getPrototypeOf(navigator) === Navigator.prototype && Navigator.prototype.__lookupGetter__('language').call(navigator)), 'C');
+      assert.ok(Math.abs(parseFloat(await stat(page, 'rawLogitStd')) - 11.36) < 0.05, path);
+      assert.deepEqual(errors, [], path);
+      await page.close();
+    }
+    const host = await open(browser, 'host.html', { init: LANGUAGE_C });
+    await host.page.waitForFunction(() => document.getElementById('demo').shadowRoot?.querySelector('.as-root')?.dataset.state === 'ready', null, { timeout: 60000 });
+    assert.deepEqual(host.errors, []);
+    await host.page.close();
+  });
+
+  test('a module that throws while the charts load: a visible message, never an endless "Starting the engine…"', async () => {
+    const { page } = await open(browser, '?dk=128&scale=none', { init: CHARTS_THROW });
+    await page.waitForFunction(() => document.getElementById('app')?.dataset.state === 'failed');
+    const alert = page.locator('#notices [data-load-failure][role="alert"]');
+    assert.ok(await alert.isVisible());
+    assert.match(await alert.textContent(), /could not load in this browser \(RangeError: invalid language tag: C\)/);
+    assert.match(await page.locator('#engine-info').textContent(), /The charts could not load/);
+    await page.screenshot({ path: join(OUT, 'fallback-load-failure.png') });
+    await page.close();
+
+    const embed = await open(browser, 'embed.html?panel=spread&dk=128', { init: CHARTS_THROW });
+    await embed.page.waitForFunction(() => document.getElementById('app')?.dataset.state === 'failed');
+    assert.match(await embed.page.locator('#notices [data-load-failure]').textContent(), /RangeError: invalid language tag: C/);
+    assert.doesNotMatch(await embed.page.locator('#engine-info').textContent(), /Starting/);
+    await embed.page.close();
+
+    const host = await open(browser, 'host.html', { init: CHARTS_THROW });
+    const notice = host.page.locator('#demo .as-app-notices .notice.error');
+    await notice.waitFor();
+    assert.match(await notice.textContent(), /The charts' code could not load: RangeError: invalid language tag: C/);
+    assert.equal(await host.page.locator('#after').textContent(), 'Text after.');
+    await host.page.close();
+  });
+
+  test('a Worker blocked by a CSP (worker-src none): the same main-thread fallback; the notice names worker-src', async () => {
     const { page, errors } = await open(browser, '?dk=128&scale=none', { origin: noWorkers });
     await waitForApp(page, { timeout: 120000 });
-    assert.match(await page.locator('[data-engine-note]').textContent(), /Web Workers are not available here/);
+    const note = await page.locator('[data-engine-note]').textContent();
+    assert.match(note, /Content-Security-Policy refused the engine’s Web Worker \(worker-src\)/);
+    assert.match(note, /the site’s worker-src must allow 'self'\./);
+    assert.doesNotMatch(note, /not available/);
     assert.deepEqual((await drawnPanels(page)).filter((n) => PANELS.includes(n)).sort(), [...PANELS].sort());
     assert.ok(Math.abs(parseFloat(await stat(page, 'rawLogitStd')) - 11.36) < 0.05);
     // The browser's own report of the blocked Worker is the only message.

@@ -5,13 +5,20 @@
 import { h } from './dom.js';
 import { PANELS } from './panels/index.js';
 
-/** Lines about an unusual way of running: no wasm SIMD, or no Web Workers. */
-export function engineNotes(info, mode) {
+/**
+ * Lines about an unusual way of running: no wasm SIMD, or no Web Worker. `refusal` (from
+ * worker-policy.js): the site's Content-Security-Policy refused the Worker; the line names the
+ * directive and the sources it must allow.
+ */
+export function engineNotes(info, mode, refusal = null) {
   const lines = [];
   if (info && info.simd === false) {
     lines.push('This browser has no WebAssembly SIMD, so the engine runs its scalar build: the same numbers, computed more slowly.');
   }
-  if (mode === 'main-thread') {
+  if (mode === 'main-thread' && refusal) {
+    lines.push(`This site’s Content-Security-Policy refused the engine’s Web Worker (${refusal.directive}), so the engine computes on the page’s own thread: the page may pause briefly while a chart updates. `
+      + `For a Worker, the site’s worker-src must allow ${refusal.allow.join(' ')}.`);
+  } else if (mode === 'main-thread') {
     lines.push('Web Workers are not available here, so the engine computes on the page’s own thread: the page may pause briefly while a chart updates.');
   }
   return lines;

@@ -58,7 +58,7 @@ export async function createApp({
   if (Number.isFinite(ready.bootMs)) root.dataset.engineBootMs = ready.bootMs.toFixed(1);
   const { schema, info } = ready;
   // Scalar build or main-thread compute: said once, visibly; and one polite live summary.
-  const engineNote = showEngineNotes(noticeEl, engineNotes(info, client.mode));
+  const engineNote = showEngineNotes(noticeEl, engineNotes(info, client.mode, client.workerRefusal));
   const announcer = createAnnouncer(noticeEl);
   const defaults = schemaDefaults(schema, limits);
   const dks = sweepDks(schema);

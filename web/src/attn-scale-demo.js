@@ -15,16 +15,26 @@
 // so the host's `* { … }` or `html { font-size }` rules do not reach in, and nothing reaches out.
 // Every instance on a page shares one engine client (worker-client.js: one foreground and one
 // background Worker for the whole page).
-import { createApp } from './app.js';
+//
+// Failures a reader can see: the element's own children (e.g. <a href="…">Open the demo</a>) stay
+// shown, through a <slot>, until the first chart is drawn, so the element degrades to them when
+// its script cannot load at all (it is then an unknown element showing its children) or the
+// engine cannot start. The charts' code (app.js and embed-options.js, which bring uPlot and the
+// panels) is loaded after the element is defined: if it fails to load, the element says so
+// instead of staying on "Starting the engine…".
 import { getEngineClient } from './worker-client.js';
 import { serialize, schemaDefaults, noticeText, PAGE_LIMITS } from './state.js';
-import { attributeMap, attributeValue, attributesToQuery, parsePanels, parseControls, parseTheme } from './embed-options.js';
 import { h } from './dom.js';
 import panelsCss from './styles/panels.css?inline';
 import componentCss from './styles/component.css?inline';
 
 const TAG = 'attn-scale-demo';
 const OPTION_ATTRIBUTES = new Set(['panel', 'controls']);
+
+let charts = null;
+/** The charts' code, loaded once: { createApp, attributeMap, parsePanels, … } (embed-options.js). */
+const loadCharts = () => (charts ??= Promise.all([import('./app.js'), import('./embed-options.js')])
+  .then(([app, options]) => ({ ...options, createApp: app.createApp })));
 
 // The full page next to this script (dist/index.html beside dist/attn-scale-demo.js). Resolved at
 // run time: the module's URL is held in a variable so that the bundler leaves it alone.
@@ -64,9 +74,11 @@ export class AttnScaleDemo extends HTMLElement {
   #status;
   #app = null;
   #schema = null;
+  #charts = null; // the loaded charts' code (loadCharts)
   #generation = 0;
   #observer = null;
   #colorScheme = null;
+  #fallback;
 
   constructor() {
     super();
@@ -79,11 +91,14 @@ export class AttnScaleDemo extends HTMLElement {
     this.#body = h('div', { class: 'as-body' }, this.#controls, this.#panels);
     this.#status = h('span', { class: 'as-status', text: 'Starting the engine…' });
     this.#fullLink = h('a', { href: FULL_PAGE.href, target: '_blank', rel: 'noopener', text: 'Open in attnscale ↗' });
+    this.#fallback = h('div', { class: 'as-fallback' }, h('slot'));
     this.#root = h('div', { class: 'as-root', part: 'root' },
+      this.#fallback,
       h('div', { class: 'as-notices' }, this.#optionNotices, this.#appNotices),
       this.#body,
       h('p', { class: 'as-foot' }, this.#fullLink, ' ', this.#status));
     shadow.append(this.#root);
+    this.#root.addEventListener('attnscale:first-chart', () => { this.#fallback.hidden = true; });
   }
 
   /** The config in use (engine field names), or null before the engine is ready. */
@@ -122,19 +137,26 @@ export class AttnScaleDemo extends HTMLElement {
     this.#app?.destroy();
     this.#app = null;
     const client = getEngineClient();
-    let ready;
+    const code = loadCharts(); // loads while the engine starts
+    code.catch(() => {});
+    let ready, mod;
     try {
       ready = await client.ready;
     } catch (err) {
-      if (gen !== this.#generation) return;
-      this.#root.dataset.state = 'failed';
-      this.#status.textContent = '';
-      this.#appNotices.replaceChildren(noticeBox([`The compute engine could not start: ${err.message}`], 'error', (b) => b.remove()));
+      if (gen === this.#generation) this.#fail(`The compute engine could not start: ${err.message}`);
+      return;
+    }
+    try {
+      mod = await code;
+    } catch (err) {
+      if (gen === this.#generation) this.#fail(`The charts' code could not load: ${err?.name ?? 'Error'}: ${err?.message ?? err}`);
       return;
     }
     if (gen !== this.#generation || !this.isConnected) return;
     const { schema } = ready;
+    this.#charts = mod;
     this.#schema = schema;
+    const { createApp, attributesToQuery, parsePanels, parseControls, parseTheme } = mod;
     const attr = (n) => this.getAttribute(n);
     const { panels, notices: panelNotices } = parsePanels(attr('panel'));
     const { fields, notices: controlNotices } = parseControls(attr('controls'), schema);
@@ -175,10 +197,18 @@ export class AttnScaleDemo extends HTMLElement {
     }
   }
 
+  /** A message in place of the charts (the element's own children stay shown beside it). */
+  #fail(message) {
+    this.#root.dataset.state = 'failed';
+    this.#status.textContent = '';
+    this.#appNotices.replaceChildren(noticeBox([message], 'error', (b) => b.remove()));
+  }
+
   /** Attribute changes: config fields apply in place; panel/controls rebuild; theme repaints. */
   #attributesChanged(records) {
     const names = new Set(records.map((r) => r.attributeName));
     const schema = this.#schema;
+    const { attributeMap, attributeValue, parseTheme } = this.#charts ?? {};
     if (!schema || !this.#app) {
       // Still starting: start over, so that the attributes are read as a whole.
       if (names.has('panel') || names.has('controls') || (schema && [...names].some((n) => attributeMap(schema).has(n)))) this.#mount(null);

@@ -12,6 +12,9 @@ export const HEIGHT_MESSAGE = 'attnscale:height';
 /** The host page's listener: sizes whichever iframe sent the message. One line, no dependencies. */
 export const HEIGHT_LISTENER = `addEventListener('message', (e) => { if (e.data?.type === '${HEIGHT_MESSAGE}') for (const f of document.querySelectorAll('iframe')) if (f.contentWindow === e.source) f.style.height = e.data.height + 'px'; });`;
 
+/** The text of the link inside the component snippet (shown when the element cannot draw). */
+export const FALLBACK_LINK_TEXT = 'Open the attnscale demo';
+
 const escAttr = (s) => String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** Config fields that differ from the defaults, as [attribute, value] pairs (schema order). */
@@ -53,9 +56,13 @@ export function embedSnippets({ config, schema, limits, panels, controls = null,
   const attrs = [['panel', panels.join(',')], ...changedAttributes(config, schema, limits)];
   if (controls && controls.length) attrs.push(['controls', controls.map(kebab).join(',')]);
   if (theme !== 'auto') attrs.push(['theme', theme]);
+  // The element's children show until its first chart, and stay if its script cannot load: a
+  // link to the same state on the full page.
   const component = [
     `<script type="module" src="${escAttr(scriptUrl)}"></script>`,
-    `<attn-scale-demo ${attrs.map(([k, v]) => `${k}="${escAttr(v)}"`).join(' ')}></attn-scale-demo>`,
+    `<attn-scale-demo ${attrs.map(([k, v]) => `${k}="${escAttr(v)}"`).join(' ')}>`,
+    `  <a href="${escAttr(fullUrl)}">${FALLBACK_LINK_TEXT}</a>`,
+    '</attn-scale-demo>',
   ].join('\n');
 
   return { embedUrl, fullUrl, scriptUrl, iframe, component };

@@ -13,24 +13,23 @@
 import workerUrl from './worker.js?worker&url';
 import { createMainThreadWorker } from './main-thread-worker.js';
 import { hasWebAssembly, NO_WEBASSEMBLY } from './support.js';
+import { watchWorkerPolicy, blobShimSource } from './worker-policy.js';
 
 let shared = null;
 
 /**
  * A module Worker running `href` (the engine Worker by default). When this script was loaded from
- * another origin (a blog using attn-scale-demo.js from this site), `new Worker(url)` throws a
- * SecurityError; a same-origin blob Worker that imports the script by URL works instead (the host
- * serves the module with CORS, as any cross-origin module script needs). CSP: worker-src 'self' blob:.
+ * another origin (a blog using attn-scale-demo.js from this site), `new Worker(url)` is refused
+ * (Chromium and WebKit throw a SecurityError, Firefox fires an error event later); a same-origin
+ * blob Worker that imports the script by URL works instead (the host serves the module with CORS,
+ * as any cross-origin module script needs). CSP: the host's worker-src must allow blob:, its
+ * script-src that origin (worker-policy.js).
  */
 export function startModuleWorker(href = workerUrl) {
   const url = new URL(href, import.meta.url);
-  try {
-    return new Worker(url, { type: 'module' });
-  } catch (err) {
-    if (err?.name !== 'SecurityError') throw err;
-    const shim = new Blob([`import ${JSON.stringify(url.href)};\n`], { type: 'text/javascript' });
-    return new Worker(URL.createObjectURL(shim), { type: 'module' });
-  }
+  if (url.origin === location.origin) return new Worker(url, { type: 'module' });
+  const shim = new Blob([blobShimSource(url.href)], { type: 'text/javascript' });
+  return new Worker(URL.createObjectURL(shim), { type: 'module' });
 }
 
 const defaultWorker = () => startModuleWorker();
@@ -48,35 +47,41 @@ export function getEngineClient({ createWorker = defaultWorker, background = tru
     shared = unavailableClient(NO_WEBASSEMBLY);
     return shared;
   }
-  const make = () => resilientWorker(createWorker);
+  // A host policy that refuses the Worker: remembered, so the notice can name the directive.
+  const policy = watchWorkerPolicy(new URL(workerUrl || import.meta.url, import.meta.url).href);
+  const make = () => resilientWorker(createWorker, policy.note);
   shared = createEngineClient(make(), background ? make : null);
+  Object.defineProperty(shared, 'workerRefusal', { get: () => policy.refusal, enumerable: true });
   if (mainThread) shared.mode = 'main-thread';
   return shared;
 }
 
 // The engine on the page's thread, once any Worker has failed: one instance (main-thread-worker.js),
 // whose messages reach the client through the first wrapper that switched to it ("receiver"); the
-// others only send to it, so that no message is routed twice.
+// others only send to it, so that no message is routed twice. `reason`: why the Worker failed (the
+// offline file's stand-in, which cannot run the engine here, reports it; see vite-offline.js).
 let mainThread = null;
-function switchToMainThread() {
+function switchToMainThread(reason) {
   const first = !mainThread;
-  if (first) mainThread = createMainThreadWorker();
+  if (first) mainThread = createMainThreadWorker({ reason });
   if (shared) shared.mode = 'main-thread';
   return { port: mainThread, receiver: first };
 }
 
 /**
  * A Worker from `create()` behind a Worker-shaped wrapper ({ postMessage, addEventListener }). If
- * the constructor throws, or the Worker reports an error before its first message, the wrapper
- * moves to the main-thread engine and re-sends what was posted so far. Later errors are passed on.
+ * the constructor throws, or the Worker's first message is 'fatal' (its engine could not start:
+ * e.g. WebKit cannot read a Blob in a blob: Worker of a file:// page), or it reports an error
+ * before any message, the wrapper moves to the main-thread engine and re-sends what was posted so
+ * far. Later errors are passed on. `notePolicy(m)` receives a 'fatal' message's policy report.
  */
-function resilientWorker(create) {
+function resilientWorker(create, notePolicy = () => {}) {
   const listeners = { message: new Set(), error: new Set() };
   const emit = (type, e) => { for (const fn of listeners[type]) fn(e); };
   let target = null;
   let unanswered = []; // messages posted before the Worker first answered (null once it has)
-  const fallBack = () => {
-    const { port, receiver } = switchToMainThread();
+  const fallBack = (reason) => {
+    const { port, receiver } = switchToMainThread(reason);
     if (receiver) port.addEventListener('message', (e) => emit('message', e));
     target = port;
     for (const m of unanswered ?? []) port.postMessage(m);
@@ -87,7 +92,16 @@ function resilientWorker(create) {
     try {
       const worker = create();
       target = worker;
-      worker.addEventListener('message', (e) => { unanswered = null; emit('message', e); });
+      worker.addEventListener('message', (e) => {
+        if (target === worker && unanswered && e.data?.type === 'fatal') {
+          notePolicy(e.data);
+          worker.terminate?.();
+          fallBack(e.data.message);
+          return;
+        }
+        unanswered = null;
+        emit('message', e);
+      });
       worker.addEventListener('error', (e) => {
         if (target === worker && unanswered) {
           e.preventDefault?.();

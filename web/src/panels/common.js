@@ -2,6 +2,7 @@
 // caption), a responsive theme-aware uPlot wrapper, and PNG / CSV export.
 // No page globals: everything hangs off the element the panel is mounted in, so panels work the
 // same in the page, in a Shadow DOM and in an embed.
+import './uplot-locale.js'; // before uPlot: it reads navigator.language when it loads
 import uPlot from 'uplot';
 import { h, download } from '../dom.js';
 import { fmt, axisNum } from '../format.js';
