@@ -1,5 +1,6 @@
 // exp, log and sin on simd::vf, built only from IEEE + - * / and integer bit moves, so each
-// gives the same bits in every build (native AVX2, wasm SIMD128, wasm scalar).
+// gives the same bits in every build (native AVX2, wasm SIMD128, wasm scalar). The measurement
+// engine and the trainer (cpp/train/detmath.hpp) share them.
 // xsimd::exp is avoided on purpose: under Emscripten its float->int step is lowered one lane at a
 // time (TOOLCHAIN.md), and its results need not match across archs.
 #pragma once
@@ -29,7 +30,7 @@ inline vf exp_fast(vf x) {
   p = p * r + vf(4.1665795894e-2f);
   p = p * r + vf(1.6666665459e-1f);
   p = p * r + vf(5.0000001201e-1f);
-  vf y = p * (r * r) + r + vf(1.0f);
+  vf y = p * r * r + r + vf(1.0f);
   vi n1 = n >> 1;
   vi n2 = n - n1;
   vf s1 = as_f((n1 + vi(127)) << 23);
@@ -59,7 +60,7 @@ inline vf exp_nonpositive(vf x) {
   p = p * r + vf(4.1665795894e-2f);
   p = p * r + vf(1.6666665459e-1f);
   p = p * r + vf(5.0000001201e-1f);
-  const vf y = p * (r * r) + r + vf(1.0f);
+  const vf y = p * r * r + r + vf(1.0f);
   return y * as_f(as_u(t) << 23);
 }
 

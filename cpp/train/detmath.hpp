@@ -1,4 +1,5 @@
-// Deterministic transcendental functions for the trainer.
+// Deterministic transcendental functions for the trainer, on top of the engine's own
+// (simd/fast_math.hpp): the same exp and log, plus the trainer's tanh and double-precision log.
 //
 // Every function here is built from IEEE + - * / and integer bit operations only, so it returns the
 // same bits natively (AVX2), in wasm SIMD128 and in the scalar wasm build: the vector versions are
@@ -13,69 +14,20 @@
 #include <limits>
 
 #include "simd/batch.hpp"
+#include "simd/fast_math.hpp"
 
 namespace attnscale::train {
 
-// e^x per lane (Cephes expf range reduction + degree-6 polynomial), max error ~2 ulp.
-// x > 88.376 -> +inf; x < -87.337 -> 0 (no subnormal results); NaN -> NaN.
+// e^x per lane: simd::exp_fast with results below FLT_MIN flushed to 0 (x < -87.3365), as the
+// trainer has always computed it: its curves and golden values stay the same bits. Max error
+// ~2 ulp; x > ln FLT_MAX -> +inf; NaN -> NaN.
 inline simd::vf exp_vf(simd::vf x) {
-  using simd::vf;
-  using simd::vu;
-  const vf hi(88.3762626647949f);
-  const vf lo(-87.3365447504019f);
-  vf xc = simd::select(x < lo, lo, x);  // clamp keeps the integer exponent in range; NaN passes
-  xc = simd::select(xc > hi, hi, xc);
-  const vf magic(12582912.0f);  // 1.5 * 2^23: adding it rounds to the nearest integer
-  const vf tm = xc * vf(1.44269504088896341f) + magic;
-  const vf n = tm - magic;
-  vf r = xc - n * vf(0.693359375f);
-  r = r - n * vf(-2.12194440e-4f);
-  vf p(1.9875691500e-4f);
-  p = p * r + vf(1.3981999507e-3f);
-  p = p * r + vf(8.3334519073e-3f);
-  p = p * r + vf(4.1665795894e-2f);
-  p = p * r + vf(1.6666665459e-1f);
-  p = p * r + vf(5.0000001201e-1f);
-  vf y = p * r * r + r + vf(1.0f);
-  // 2^n built in two halves (n in [-126, 128] after the clamp) so each exponent field is normal.
-  const vu nu = simd::as_u(tm) - simd::as_u(magic);
-  const vu n1 = simd::as_u(simd::as_i(nu) >> 1);
-  const vu n2 = nu - n1;
-  y = y * simd::as_f((n1 + vu(127u)) << 23);
-  y = y * simd::as_f((n2 + vu(127u)) << 23);
-  y = simd::select(x > hi, vf(std::numeric_limits<float>::infinity()), y);
-  y = simd::select(x < lo, vf(0.0f), y);
-  return y;
+  return simd::select(x < simd::vf(-87.3365447504019f), simd::vf(0.0f), simd::exp_fast(x));
 }
 
-// Natural log per lane for positive normal x (Cephes logf), max error ~2 ulp. Lanes with x <= 0,
+// Natural log per lane for positive normal x: simd::log_fast_normal. Lanes with x <= 0,
 // subnormal, inf or NaN give unspecified values: callers mask them.
-inline simd::vf log_vf(simd::vf x) {
-  using simd::vf;
-  using simd::vi;
-  const vi bits = simd::as_i(x);
-  const vi e = (bits >> 23) - vi(126);
-  vf m = simd::as_f((bits & vi(0x007fffff)) | vi(0x3f000000));  // mantissa in [0.5, 1)
-  const simd::mf small = m < vf(0.707106781186547524f);
-  const vf ef = simd::to_float(e) - simd::select(small, vf(1.0f), vf(0.0f));
-  m = simd::select(small, m + m, m) - vf(1.0f);
-  const vf z = m * m;
-  vf y(7.0376836292e-2f);
-  y = y * m - vf(1.1514610310e-1f);
-  y = y * m + vf(1.1676998740e-1f);
-  y = y * m - vf(1.2420140846e-1f);
-  y = y * m + vf(1.4249322787e-1f);
-  y = y * m - vf(1.6668057665e-1f);
-  y = y * m + vf(2.0000714765e-1f);
-  y = y * m - vf(2.4999993993e-1f);
-  y = y * m + vf(3.3333331174e-1f);
-  y = y * m * z;
-  y = y + ef * vf(-2.12194440e-4f);
-  y = y - vf(0.5f) * z;
-  vf out = m + y;
-  out = out + ef * vf(0.693359375f);
-  return out;
-}
+inline simd::vf log_vf(simd::vf x) { return simd::log_fast_normal(x); }
 
 // tanh per lane. |x| < 0.3: the odd Taylor series to x^13 (the first omitted term is below
 // 0.4 ulp there); otherwise (1 - e) / (1 + e) with e = exp_vf(-2|x|) <= 0.55, so the difference
