@@ -19,6 +19,8 @@ export interface AttnScaleDemoAttributes {
   /** 'all', or a comma list of fields (`dk,scale`, `seq-len`); none by default. */
   controls?: string;
   theme?: Theme;
+  /** The full page the "Open in attnscale" link goes to (http or https). */
+  page?: string;
   dk?: string;
   'seq-len'?: string;
   precision?: string;

@@ -7,8 +7,9 @@
 // saturate, subtract-max, softmax, block-size, causal, mean, std, correlation, seed), read with
 // the URL's rules (state.js: clamped or reset, with a notice shown inside the element); `panel`
 // (one name or a comma list of the panel registry); `controls` (none by default, `all`, or a list
-// of fields); `theme` (light | dark | auto). Attribute changes apply live; `el.config` is the
-// config in use.
+// of fields); `theme` (light | dark | auto); `page` (the full page that "Open in attnscale" links
+// to, http(s) only; see fullPageUrl). Attribute changes apply live; `el.config` is the config in
+// use.
 //
 // Isolation both ways: everything renders in a Shadow DOM with its own constructed stylesheet;
 // inherited properties are reset at the shadow's root and rem units are replaced by a fixed unit,
@@ -25,21 +26,21 @@
 import { getEngineClient } from './worker-client.js';
 import { serialize, schemaDefaults, noticeText, PAGE_LIMITS } from './state.js';
 import { h } from './dom.js';
+import { fullPageUrl as fullPageFor } from './full-page-url.js';
 import panelsCss from './styles/panels.css?inline';
 import componentCss from './styles/component.css?inline';
 
 const TAG = 'attn-scale-demo';
 const OPTION_ATTRIBUTES = new Set(['panel', 'controls']);
+const PAGE_ATTRIBUTE = 'page';
 
 let charts = null;
 /** The charts' code, loaded once: { createApp, attributeMap, parsePanels, … } (embed-options.js). */
 const loadCharts = () => (charts ??= Promise.all([import('./app.js'), import('./embed-options.js')])
   .then(([app, options]) => ({ ...options, createApp: app.createApp })));
 
-// The full page next to this script (dist/index.html beside dist/attn-scale-demo.js). Resolved at
-// run time: the module's URL is held in a variable so that the bundler leaves it alone.
+// The module's URL is held in a variable so that the bundler leaves it alone.
 const MODULE_URL = import.meta.url;
-const FULL_PAGE = new URL('./index.html', MODULE_URL);
 
 let sheet = null;
 /**
@@ -79,6 +80,11 @@ export class AttnScaleDemo extends HTMLElement {
   #observer = null;
   #colorScheme = null;
   #fallback;
+  #query = '';
+
+  #fullPage() {
+    return fullPageFor(this.getAttribute(PAGE_ATTRIBUTE), MODULE_URL, document.baseURI);
+  }
 
   constructor() {
     super();
@@ -90,7 +96,7 @@ export class AttnScaleDemo extends HTMLElement {
     this.#panels = h('div', { class: 'as-panels' });
     this.#body = h('div', { class: 'as-body' }, this.#controls, this.#panels);
     this.#status = h('span', { class: 'as-status', text: 'Starting the engine…' });
-    this.#fullLink = h('a', { href: FULL_PAGE.href, target: '_blank', rel: 'noopener', text: 'Open in attnscale ↗' });
+    this.#fullLink = h('a', { href: fullPageFor(null, MODULE_URL), target: '_blank', rel: 'noopener', text: 'Open in attnscale ↗' });
     this.#fallback = h('div', { class: 'as-fallback' }, h('slot'));
     this.#root = h('div', { class: 'as-root', part: 'root' },
       this.#fallback,
@@ -107,6 +113,7 @@ export class AttnScaleDemo extends HTMLElement {
   }
 
   connectedCallback() {
+    this.#fullLink.href = this.#fullPage();
     this.#observer = new MutationObserver((records) => this.#attributesChanged(records));
     this.#observer.observe(this, { attributes: true });
     this.#colorScheme = matchMedia('(prefers-color-scheme: dark)');
@@ -182,9 +189,10 @@ export class AttnScaleDemo extends HTMLElement {
         controlFields: fields,
         notices: this.#appNotices,
         query: query ?? attributesToQuery(attr, schema),
-        presetHref: () => FULL_PAGE.href,
+        presetHref: () => this.#fullPage(),
         onConfigChange: (config, q) => {
-          this.#fullLink.href = `${FULL_PAGE.href}?${q}`;
+          this.#query = q;
+          this.#fullLink.href = `${this.#fullPage()}?${q}`;
         },
       });
       if (gen !== this.#generation) { app.destroy(); return; }
@@ -232,6 +240,7 @@ export class AttnScaleDemo extends HTMLElement {
       this.#mount(q.toString());
       return;
     }
+    if (names.has(PAGE_ATTRIBUTE)) this.#fullLink.href = `${this.#fullPage()}?${this.#query}`;
     if (names.has('theme')) {
       this.#optionNoticeLists.theme = parseTheme(this.getAttribute('theme')).notices;
       this.#renderOptionNotices();
