@@ -7,6 +7,7 @@
 import { defineConfig } from 'vite';
 import { viteSingleFile } from 'vite-plugin-singlefile';
 import { offlineEnginePlugins, offlinePagePlugins, offlineAfterFolderBuild } from './build-scripts/vite-offline.js';
+import { componentChunks } from './build-scripts/component-chunks.js';
 import { fileURLToPath } from 'node:url';
 import katex from 'katex';
 import { readFileSync } from 'node:fs';
@@ -67,11 +68,13 @@ function katexWoff2Only() {
 
 const plugins = [katexWoff2Only(), katexAtBuild()];
 
+const component = componentChunks(here('./web/src/attn-scale-demo.js'));
+
 const folderBuild = {
   root: here('./web'),
   base: './',
   publicDir: false,
-  plugins: [...plugins, offlineAfterFolderBuild({ configFile: here('./vite.config.js'), outFile: here('./dist/attnscale-offline.html') })],
+  plugins: [...plugins, component.plugin, offlineAfterFolderBuild({ configFile: here('./vite.config.js'), outFile: here('./dist/attnscale-offline.html') })],
   worker: { format: 'es' },
   build: {
     outDir: here('./dist'),
@@ -88,11 +91,9 @@ const folderBuild = {
       // A JS entry exports what it defines: keep the component module's exports.
       preserveEntrySignatures: 'exports-only',
       output: {
-        entryFileNames: (chunk) => (chunk.name === 'attn-scale-demo' ? '[name].js' : 'assets/[name]-[hash].js'),
-        // Vite's modulepreload polyfill (page only) would otherwise take the name of a chunk the web
-        // component loads; its own name keeps it out of the npm package's `files` globs.
-        chunkFileNames: (chunk) => (chunk.moduleIds.some((id) => id.includes('modulepreload-polyfill'))
-          ? 'assets/modulepreload-polyfill-[hash].js' : 'assets/[name]-[hash].js'),
+        // The component's chunks in assets/, the page's own in assets/page/ (component-chunks.js).
+        entryFileNames: component.entryFileNames,
+        chunkFileNames: component.chunkFileNames,
       },
     },
   },
