@@ -5,7 +5,7 @@
 namespace attnscale {
 
 RunResult AttentionEngine::run(const Config& c) {
-  workspace_.reset(c.seqLen, c.dk);
+  workspace_.reset(c.seqLen, c.dk, uses_gram(c.seqLen, c.dk));
   configs_.assign(1, c);
   job_.plan(workspace_, configs_, c.dk, true);
   job_.run_until(Clock::time_point::max());
@@ -15,14 +15,16 @@ RunResult AttentionEngine::run(const Config& c) {
 SweepJob::SweepJob(std::vector<Config> configs, std::vector<int> dks)
     : configs_(std::move(configs)), dks_(std::move(dks)) {
   const int cols = dks_.empty() ? 1 : *std::max_element(dks_.begin(), dks_.end());
-  workspace_.reset(configs_.front().seqLen, cols);
+  const int T = configs_.front().seqLen;
+  workspace_.reset(T, cols, uses_gram(T, cols));
 }
 
 bool SweepJob::advance(Clock::time_point deadline) {
   if (done()) return false;
   if (!planned_) {
     const int d = dks_[next_];
-    if (d < workspace_.sampled) workspace_.reset(workspace_.seqLen, workspace_.cols);
+    if (d < workspace_.sampled)
+      workspace_.reset(workspace_.seqLen, workspace_.cols, workspace_.gram);
     for (Config& c : configs_) c.dk = d;
     job_.plan(workspace_, configs_, d, false);
     planned_ = true;

@@ -2,7 +2,7 @@
 
 namespace attnscale {
 
-void Workspace::reset(int T, int columns) {
+void Workspace::reset(int T, int columns, bool withGram) {
   const std::size_t TT = static_cast<std::size_t>(T) * T,
                     Tc = static_cast<std::size_t>(T) * columns;
   seqLen = T;
@@ -10,6 +10,11 @@ void Workspace::reset(int T, int columns) {
   sampled = 0;
   maxAbsV = 0;
   vCols = 0;
+  gram = withGram;
+  if (gram) {
+    gramK.assign(TT, 0.0f);
+    gramQ.assign(TT, 0.0f);
+  }
   q.resize(Tc);
   k.resize(Tc);
   logits.assign(TT, 0.0f);

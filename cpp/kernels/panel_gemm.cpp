@@ -159,4 +159,26 @@ void accumulate_packed(int M, int N, int K, const float* a, int lda, const float
   }
 }
 
+void multiply_rows(int M, int N, int K, const float* a, int lda, const float* b, long rowStride,
+                   long colStride, float* c, int ldc, float* panel) {
+  for (int n0 = 0; n0 < N; n0 += kPanelWidth) {
+    pack_panels(K, std::min(kPanelWidth, N - n0), b + n0 * colStride, rowStride, colStride, panel);
+    int i = 0;
+    for (; i + 2 <= M; i += 2) {
+      vf acc[2][kVectors];
+      zero(acc);
+      const float* rows[2] = {a + static_cast<long>(i) * lda, a + static_cast<long>(i + 1) * lda};
+      tile<2>(K, rows, panel, acc);
+      store_tile<2>(acc, i, n0, N, c, ldc);
+    }
+    if (i < M) {
+      vf acc[1][kVectors];
+      zero(acc);
+      const float* rows[1] = {a + static_cast<long>(i) * lda};
+      tile<1>(K, rows, panel, acc);
+      store_tile<1>(acc, i, n0, N, c, ldc);
+    }
+  }
+}
+
 }  // namespace attnscale::panel
