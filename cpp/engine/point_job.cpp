@@ -18,8 +18,9 @@ namespace {
 
 // Columns of Q, K, V, G sampled and multiplied per block (a packed Kᵀ block of T = 2048 is 2 MiB).
 constexpr int kBlockCols = 256;
-// Work per step, ~3 ms in either wasm build (SIMD ~20 GFLOP/s on GEMMs, scalar ~3): the bound on
-// how far one advance() can overshoot its budget.
+// Work per step, ~2–3 ms in either wasm build (SIMD 20–40 GFLOP/s on GEMMs, scalar ~3): the bound
+// on how far one advance() can overshoot its budget. Smaller steps pay more for re-packing B panels
+// (multiply_rows packs per step).
 constexpr double kStepFlops = simd::kHasSimd ? 6e7 : 1e7;
 
 std::uint64_t count_non_finite(const float* x, std::size_t n) {

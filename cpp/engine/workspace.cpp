@@ -21,4 +21,13 @@ void Workspace::reset(int T, int columns, bool withGram) {
   gradWeights.assign(TT, 0.0f);
 }
 
+std::size_t Workspace::bytes() const {
+  std::size_t floats = 0;
+  for (const std::vector<float>* b :
+       {&q, &k, &vBlock, &gBlock, &kPanels, &vPanels, &logits, &gradWeights, &gramK, &gramQ,
+        &qPanels, &z, &p, &ds, &rowsA, &rowsB, &panel, &v, &scratch})
+    floats += b->capacity();
+  return floats * sizeof(float);
+}
+
 }  // namespace attnscale

@@ -27,6 +27,9 @@ struct Workspace {
   int vCols = 0;                             // V sampled whole (seqLen × vCols), only when the
   std::vector<float> v, scratch;             // output must be computed (online softmax)
 
+  // Bytes held by the buffers.
+  std::size_t bytes() const;
+
   // Starts over for seqLen × cols inputs: products zero, nothing sampled.
   void reset(int seqLen, int cols, bool withGram);
 };
