@@ -124,14 +124,15 @@ void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, b
              [this, s](int r0, int r1) { output_rows(s, r0, r1); });
     if (uses_gram(ws.seqLen, dk)) {
       add_rows(Phase::backward, 4 * T, [this, s](int r0, int r1) { ds_rows(s, r0, r1); });
-      add_rows(Phase::backward, T * T, [this](int r0, int r1) { gram_q_rows(r0, r1); });
-      add_rows(Phase::backward, T * T, [this](int r0, int r1) { gram_k_rows(r0, r1); });
+      // (Steps of multiply_rows are 3× the usual work: each packs its B panels anew.)
+      add_rows(Phase::backward, T * T / 3, [this](int r0, int r1) { gram_q_rows(r0, r1); });
+      add_rows(Phase::backward, T * T / 3, [this](int r0, int r1) { gram_k_rows(r0, r1); });
     } else {
-      add_rows(Phase::backward, 2 * T * d + 4 * T, [this, s](int r0, int r1) {
+      add_rows(Phase::backward, (2 * T * d + 4 * T) / 3, [this, s](int r0, int r1) {
         ds_rows(s, r0, r1);
         backward_q_rows(s, r0, r1);
       });
-      add_rows(Phase::backward, 2 * T * d,
+      add_rows(Phase::backward, 2 * T * d / 3,
                [this, s](int r0, int r1) { backward_k_rows(s, r0, r1); });
     }
     add(Phase::backward, [this, s] { end_scale(s); });
