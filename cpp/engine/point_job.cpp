@@ -16,8 +16,9 @@ namespace attnscale {
 
 namespace {
 
-// Columns of Q, K, V, G sampled and multiplied per block (a packed Kᵀ block of T = 2048 is 2 MiB).
-constexpr int kBlockCols = 256;
+// Columns of Q, K, V, G sampled and multiplied per block: sampling one block is one step (~10 ms
+// at T = 2048 in wasm), and a packed Kᵀ block of T = 2048 is 1 MiB.
+constexpr int kBlockCols = 128;
 // Work per step, ~2–3 ms in either wasm build (SIMD 20–40 GFLOP/s on GEMMs, scalar ~3): the bound
 // on how far one advance() can overshoot its budget. Smaller steps pay more for re-packing B panels
 // (multiply_rows packs per step).
@@ -101,6 +102,8 @@ void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, b
   steps_.clear();
   next_ = 0;
   results_.assign(configs.size(), RunResult{});
+  // Step sizes in flops per row; an element-wise pass over a row counts ~30 flops per element (it
+  // is memory-bound), the softmax with its statistics ~300, a sampled value ~100.
   const double T = ws.seqLen, d = dk;
   const bool online = configs.front().softmax == SoftmaxMode::online;
 
@@ -110,29 +113,29 @@ void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, b
     add_rows(Phase::products, (ws.gram ? 6 : 4) * T * (c1 - c0),
              [this, c0, c1](int r0, int r1) { accumulate_rows(c0, c1, r0, r1); });
   }
-  add_rows(Phase::logits, 4 * T, [this](int r0, int r1) { raw_logit_rows(r0, r1); });
+  add_rows(Phase::logits, 60 * T, [this](int r0, int r1) { raw_logit_rows(r0, r1); });
   add(Phase::logits, [this] { raw_summary(); });
 
   for (int s = 0; s < static_cast<int>(configs.size()); ++s) {
     add(Phase::logits, [this, s] { begin_scale(s); });
-    add_rows(Phase::logits, 4 * T, [this, s](int r0, int r1) { scaled_logit_rows(s, r0, r1); });
+    add_rows(Phase::logits, 60 * T, [this, s](int r0, int r1) { scaled_logit_rows(s, r0, r1); });
     add(Phase::logits, [this, s] { logit_summary(s); });
-    add_rows(Phase::softmax, 60 * T, [this, s](int r0, int r1) { softmax_rows(s, r0, r1); });
+    add_rows(Phase::softmax, 300 * T, [this, s](int r0, int r1) { softmax_rows(s, r0, r1); });
     add(Phase::softmax, [this, s] { weight_summary(s); });
-    add(Phase::output, [this, s] { prepare_output(s); });
+    add_rows(Phase::output, 100 * d, [this](int r0, int r1) { prepare_output_rows(r0, r1); });
     add_rows(Phase::output, (online ? 6 : 2) * T * d,
              [this, s](int r0, int r1) { output_rows(s, r0, r1); });
     if (uses_gram(ws.seqLen, dk)) {
-      add_rows(Phase::backward, 4 * T, [this, s](int r0, int r1) { ds_rows(s, r0, r1); });
-      // (Steps of multiply_rows are 3× the usual work: each packs its B panels anew.)
-      add_rows(Phase::backward, T * T / 3, [this](int r0, int r1) { gram_q_rows(r0, r1); });
-      add_rows(Phase::backward, T * T / 3, [this](int r0, int r1) { gram_k_rows(r0, r1); });
+      add_rows(Phase::backward, 60 * T, [this, s](int r0, int r1) { ds_rows(s, r0, r1); });
+      // (Steps of multiply_rows are 1.5× the usual work: each packs its B panels anew.)
+      add_rows(Phase::backward, T * T / 1.5, [this](int r0, int r1) { gram_q_rows(r0, r1); });
+      add_rows(Phase::backward, T * T / 1.5, [this](int r0, int r1) { gram_k_rows(r0, r1); });
     } else {
-      add_rows(Phase::backward, (2 * T * d + 4 * T) / 3, [this, s](int r0, int r1) {
+      add_rows(Phase::backward, (2 * T * d + 4 * T) / 1.5, [this, s](int r0, int r1) {
         ds_rows(s, r0, r1);
         backward_q_rows(s, r0, r1);
       });
-      add_rows(Phase::backward, 2 * T * d / 3,
+      add_rows(Phase::backward, 2 * T * d / 1.5,
                [this, s](int r0, int r1) { backward_k_rows(s, r0, r1); });
     }
     add(Phase::backward, [this, s] { end_scale(s); });
@@ -312,12 +315,13 @@ void PointJob::weight_summary(int s) {
   state_.needOutput = c.softmax == SoftmaxMode::online || !provablyFinite;
 }
 
-void PointJob::prepare_output(int) {
+// V whole (seqLen × d_k), sampled once per point for every scaling that needs the output.
+void PointJob::prepare_output_rows(int r0, int r1) {
   Workspace& ws = *ws_;
   if (!state_.needOutput || ws.vCols >= dk_) return;
-  ws.vCols = dk_;
   ws.v.resize(static_cast<std::size_t>(ws.seqLen) * dk_);
-  sample_vg_columns(configs_->front(), 0, dk_, ws.v.data(), nullptr, dk_);
+  sample_v_rows(configs_->front(), r0, r1, dk_, ws.v.data());
+  if (r1 == ws.seqLen) ws.vCols = dk_;
 }
 
 // O = P V for a row block, accumulated in fp32 and rounded (and the online softmax's O beside it).

@@ -68,7 +68,7 @@ class PointJob {
   void logit_summary(int s);
   void softmax_rows(int s, int r0, int r1);
   void weight_summary(int s);
-  void prepare_output(int s);
+  void prepare_output_rows(int r0, int r1);
   void output_rows(int s, int r0, int r1);
   void ds_rows(int s, int r0, int r1);
   void backward_q_rows(int s, int r0, int r1);
