@@ -2,7 +2,8 @@
 // a caller can stop between any two (a time budget, a cancel) and resume later.
 //
 // Shared by every scaling of the point: sampling the new columns of Q, K, V, G; extending the fp32
-// products QKᵀ and GVᵀ over them; the raw logits' statistics. Per scaling: scaled logits, softmax
+// products QKᵀ and GVᵀ (and, when some d_k >= T, the Gram matrices KKᵀ and QQᵀ) over them; the raw
+// logits' statistics. Per scaling: scaled logits, softmax
 // and its row statistics, the output check, the backward. A step covers a block of rows (or a
 // block of columns of the products) sized to a few milliseconds; every sum is accumulated in the
 // same order whatever the blocks, so results do not depend on where the work was split: a sweep
