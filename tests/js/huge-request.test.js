@@ -1,4 +1,4 @@
-// The largest request the config allows (T = 2048, d_k = 4096: ~140 GFLOP and ~430 MB of wasm
+// The largest request the config allows (T = 2048, d_k = 4096: the largest GEMMs and ~210 MB of wasm
 // heap) must complete, not abort with out-of-memory, and leave the engine usable.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
