@@ -259,6 +259,27 @@ export interface TrainStepResult<Names extends string = TrainCopy> {
   copies: TrainCopyMetrics<Names>;
 }
 
+/** The key of a scale in sweepScales' results: the name, or the number as a string. */
+export type ScaleKey<S extends Scale> = S extends number ? `${S}` : S;
+
+/** One d_k of a multi-scale sweep: each scale's point. */
+export interface SweepScalesPoint<Key extends string = string> {
+  dk: number;
+  points: { [K in Key]: SweepPoint };
+}
+
+/** A sweep in progress (engine.sweepScalesJob). */
+export class SweepJob<Key extends string = string> {
+  private constructor();
+  /**
+   * Works until a point completes ({ done: false, value }), about `budgetMs` passed (value null,
+   * the work is kept) or the sweep is over ({ done: true, value: null }).
+   */
+  advance(budgetMs?: number): { done: boolean; value: SweepScalesPoint<Key> | null };
+  /** Frees the job (call it when dropping a job early). */
+  delete(): void;
+}
+
 export class Trainer<Names extends string = TrainCopy> {
   private constructor();
   readonly config: FullTrainConfig;
@@ -291,7 +312,30 @@ export class Engine {
   /** Every scalar field over `dks`, as columns. */
   sweep(cfg: Config | null | undefined, dks: ArrayLike<number>): SweepResult;
 
-  // ---- issue 12: sweepScales(cfg, dks, scales) and its point-at-a-time form go here ----
+  /**
+   * One sweep for several scalings (1–8 distinct): sampled and accumulated once; each scale's
+   * result equals `sweep({ ...cfg, scale }, dks)` bit for bit. Keyed by the scale as given
+   * ('none', 'sqrt', 'linear' or String(number)). A `scale` inside `cfg` is ignored.
+   */
+  sweepScales<const S extends readonly Scale[]>(
+    cfg: Config | null | undefined,
+    dks: ArrayLike<number>,
+    scales: S,
+  ): { [K in ScaleKey<S[number]>]: SweepResult };
+  /** The same a point at a time: one `{ dk, points }` per d_k, in the order given. */
+  sweepScalesPoints<const S extends readonly Scale[]>(
+    cfg: Config | null | undefined,
+    dks: ArrayLike<number>,
+    scales: S,
+  ): Generator<SweepScalesPoint<ScaleKey<S[number]>>, void, undefined>;
+  /** The same as a resumable job (a Worker advances it in time slices and can drop it). */
+  sweepScalesJob<const S extends readonly Scale[]>(
+    cfg: Config | null | undefined,
+    dks: ArrayLike<number>,
+    scales: S,
+  ): SweepJob<ScaleKey<S[number]>>;
+  /** Milliseconds per phase of the last sweep that ended (sampling, products, logits, …). */
+  readonly lastSweepPhaseMs: Record<string, number>;
 
   /** O = softmax(Q Kᵀ · s) V for row-major Float32Arrays of seqLen·dk values. */
   attention(q: Float32Array, k: Float32Array, v: Float32Array, options: AttentionOptions): Float32Array;
