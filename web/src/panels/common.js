@@ -141,7 +141,8 @@ export function panelFrame(el, { name, title, description, legend = [], readouts
     setStats(result) {
       for (const [stat, { dd, r }] of stats) {
         const v = stat.split('.').reduce((o, k) => (o == null ? undefined : o[k]), result);
-        dd.textContent = r.format ? r.format(v, result) : fmt(v);
+        const text = r.format ? r.format(v, result) : fmt(v);
+        if (dd.textContent !== text) dd.textContent = text; // unchanged text: no relayout
       }
     },
   };
@@ -183,7 +184,8 @@ export function createChart(host, { label, makeOpts, data, aspect = 0.5, minH = 
   return {
     u, box,
     setData(d, resetScales = true) { u.setData(d, resetScales); },
-    redraw() { u.redraw(false, true); },
+    /** Repaint; `axes: false` when neither the data nor the theme changed (only what a draw hook paints). */
+    redraw({ axes = true } = {}) { u.redraw(false, axes); },
     destroy() { ro.disconnect(); u.destroy(); box.remove(); },
   };
 }
