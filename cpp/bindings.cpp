@@ -4,6 +4,8 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <algorithm>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -38,6 +40,25 @@ val copy_to_js(const char* arrayType, const T* data, std::size_t n) {
   return val::global(arrayType).new_(emscripten::typed_memory_view(n, data));
 }
 
+FieldValue field_value(const val& v) {
+  const std::string t = v.typeOf().as<std::string>();
+  FieldValue f;
+  if (t == "number") {
+    f.kind = FieldValue::Kind::number;
+    f.number = v.as<double>();
+  } else if (t == "boolean") {
+    f.kind = FieldValue::Kind::boolean;
+    f.boolean = v.as<bool>();
+  } else if (t == "string") {
+    f.kind = FieldValue::Kind::string;
+    f.text = v.as<std::string>();
+  } else {
+    f.kind = FieldValue::Kind::other;
+    f.text = v.isNull() ? "null" : "a value of type " + t;
+  }
+  return f;
+}
+
 bool read_fields(const val& cfg, FieldMap& fields, ConfigError& err) {
   const std::string type = cfg.typeOf().as<std::string>();
   if (cfg.isUndefined() || cfg.isNull()) return true;
@@ -49,23 +70,7 @@ bool read_fields(const val& cfg, FieldMap& fields, ConfigError& err) {
   const int n = keys["length"].as<int>();
   for (int i = 0; i < n; ++i) {
     const std::string key = keys[i].as<std::string>();
-    const val v = cfg[key];
-    const std::string t = v.typeOf().as<std::string>();
-    FieldValue f;
-    if (t == "number") {
-      f.kind = FieldValue::Kind::number;
-      f.number = v.as<double>();
-    } else if (t == "boolean") {
-      f.kind = FieldValue::Kind::boolean;
-      f.boolean = v.as<bool>();
-    } else if (t == "string") {
-      f.kind = FieldValue::Kind::string;
-      f.text = v.as<std::string>();
-    } else {
-      f.kind = FieldValue::Kind::other;
-      f.text = v.isNull() ? "null" : "a value of type " + t;
-    }
-    fields.emplace_back(key, f);
+    fields.emplace_back(key, field_value(cfg[key]));
   }
   return true;
 }
@@ -95,6 +100,81 @@ void set_stats(val& out, const RunStats& s) {
   out.set("firstNonFiniteStage", s.firstNonFiniteStage == Stage::none
                                      ? val::null()
                                      : val(std::string(stage_name(s.firstNonFiniteStage))));
+}
+
+bool read_dks(const val& dks, std::vector<int>& list, ConfigError& err) {
+  const std::string expected =
+      "dks must be a non-empty array (at most 64 entries) of integers in [1, 4096]";
+  if (!val::global("Array").call<bool>("isArray", dks) &&
+      !val::global("ArrayBuffer").call<bool>("isView", dks)) {
+    err = {"TypeError", expected + ", got " + dks.typeOf().as<std::string>()};
+    return false;
+  }
+  const int n = dks["length"].as<int>();
+  if (n < 1 || n > 64) {
+    err = {"RangeError", expected + ", got length " + std::to_string(n)};
+    return false;
+  }
+  for (int i = 0; i < n; ++i) {
+    const val v = dks[i];
+    if (v.typeOf().as<std::string>() != "number") {
+      err = {"TypeError", expected + ", got a " + v.typeOf().as<std::string>() + " at index " +
+                              std::to_string(i)};
+      return false;
+    }
+    const double x = v.as<double>();
+    if (!(x >= 1 && x <= 4096) || static_cast<double>(static_cast<int>(x)) != x) {
+      err = {"RangeError", expected + ", got " + val(x).call<std::string>("toString") +
+                               " at index " + std::to_string(i)};
+      return false;
+    }
+    list.push_back(static_cast<int>(x));
+  }
+  return true;
+}
+
+// One config per entry of `scales` (the config's fields with that scale), or the config itself
+// when scales is null or undefined.
+bool read_scales(const FieldMap& fields, const val& scales, std::vector<Config>& configs,
+                 ConfigError& err) {
+  if (scales.isNull() || scales.isUndefined()) {
+    configs.emplace_back();
+    err = parse_config(fields, configs.back());
+    return err.ok();
+  }
+  const std::string expected =
+      "scales must be a non-empty array (at most 8 entries, no repeats) of 'none', 'sqrt', "
+      "'linear' or finite numbers > 0";
+  if (!val::global("Array").call<bool>("isArray", scales)) {
+    err = {"TypeError", expected + ", got " + scales.typeOf().as<std::string>()};
+    return false;
+  }
+  const int n = scales["length"].as<int>();
+  if (n < 1 || n > 8) {
+    err = {"RangeError", expected + ", got length " + std::to_string(n)};
+    return false;
+  }
+  FieldMap withScale;
+  for (const auto& f : fields)
+    if (f.first != "scale") withScale.push_back(f);
+  withScale.emplace_back("scale", FieldValue{});
+  for (int i = 0; i < n; ++i) {
+    withScale.back().second = field_value(scales[i]);
+    configs.emplace_back();
+    err = parse_config(withScale, configs.back());
+    if (!err.ok()) {
+      err.message = "scales[" + std::to_string(i) + "]: " + err.message;
+      return false;
+    }
+    const Config& c = configs.back();
+    for (int j = 0; j < i; ++j)
+      if (configs[j].scaleMode == c.scaleMode &&
+          (c.scaleMode != ScaleMode::custom || configs[j].customScale == c.customScale)) {
+        err = {"RangeError", expected + ", got a repeat at index " + std::to_string(i)};
+        return false;
+      }
+  }
+  return true;
 }
 
 class JsEngine {
@@ -127,58 +207,73 @@ class JsEngine {
     return out;
   }
 
-  // Starts a sweep; returns { id, dk: Int32Array } or an error.
-  val sweepBegin(val cfg, val dks) {
-    Config c;
+  // Starts a sweep of `cfg` over `dks` for each scale in `scales` (null: the config's own scale);
+  // returns { id, dk: Int32Array } or an error.
+  val sweepBegin(val cfg, val dks, val scales) {
+    FieldMap fields;
     ConfigError err;
-    if (!read_config(cfg, c, err)) return error_value(err);
+    if (!read_fields(cfg, fields, err)) return error_value(err);
+    std::vector<Config> configs;
+    if (!read_scales(fields, scales, configs, err)) return error_value(err);
     std::vector<int> list;
-    const char* expected =
-        "dks must be a non-empty array (at most 64 entries) of integers in [1, 4096]";
-    if (!val::global("Array").call<bool>("isArray", dks) &&
-        !val::global("ArrayBuffer").call<bool>("isView", dks))
-      return error_value("TypeError",
-                         std::string(expected) + ", got " + dks.typeOf().as<std::string>());
-    const int n = dks["length"].as<int>();
-    if (n < 1 || n > 64)
-      return error_value("RangeError", std::string(expected) + ", got length " + std::to_string(n));
-    for (int i = 0; i < n; ++i) {
-      const val v = dks[i];
-      if (v.typeOf().as<std::string>() != "number")
-        return error_value("TypeError", std::string(expected) + ", got a " +
-                                            v.typeOf().as<std::string>() + " at index " +
-                                            std::to_string(i));
-      const double x = v.as<double>();
-      if (!(x >= 1 && x <= 4096) || static_cast<double>(static_cast<int>(x)) != x)
-        return error_value("RangeError", std::string(expected) + ", got " +
-                                             val(x).call<std::string>("toString") + " at index " +
-                                             std::to_string(i));
-      list.push_back(static_cast<int>(x));
-    }
+    if (!read_dks(dks, list, err)) return error_value(err);
     const int id = nextSweepId_++;
-    sweeps_.emplace(id, std::make_unique<SweepRunner>(c, list));
+    sweeps_.emplace(id, std::make_unique<SweepJob>(std::move(configs), list));
     val out = val::object();
     out.set("id", id);
     out.set("dk", copy_to_js("Int32Array", list.data(), list.size()));
     return out;
   }
 
-  // The next point of sweep `id` as { dk, ...scalars }, or null when done (the sweep is freed).
-  val sweepNext(int id) {
+  // Works on sweep `id` for about budgetMs (Infinity: until its next point): { done: true } when
+  // every point was returned (the sweep is freed), { done: false, dk, points: [one per scale] }
+  // when a point completed, { done: false, dk: null } when the budget ran out first.
+  val sweepAdvance(int id, double budgetMs) {
     auto it = sweeps_.find(id);
-    if (it == sweeps_.end()) return val::null();
-    SweepRunner& sweep = *it->second;
-    if (sweep.done()) {
-      sweeps_.erase(it);
-      return val::null();
-    }
     val out = val::object();
-    out.set("dk", sweep.nextDk());
-    set_stats(out, sweep.next());
+    if (it == sweeps_.end() || it->second->done()) {
+      sweepEnd(id);
+      out.set("done", true);
+      return out;
+    }
+    SweepJob& sweep = *it->second;
+    const int dk = sweep.nextDk();
+    out.set("done", false);
+    const Clock::time_point deadline =
+        budgetMs < 1e9
+            ? Clock::now() +
+                  std::chrono::microseconds(static_cast<long long>(std::max(0.0, budgetMs) * 1000))
+            : Clock::time_point::max();
+    if (!sweep.advance(deadline)) {
+      out.set("dk", val::null());
+      return out;
+    }
+    out.set("dk", dk);
+    val points = val::array();
+    for (const RunResult& r : sweep.point()) {
+      val point = val::object();
+      point.set("dk", dk);
+      set_stats(point, r.stats);
+      points.call<void>("push", point);
+    }
+    out.set("points", points);
     return out;
   }
 
-  void sweepEnd(int id) { sweeps_.erase(id); }
+  void sweepEnd(int id) {
+    auto it = sweeps_.find(id);
+    if (it == sweeps_.end()) return;
+    lastSweepPhases_ = it->second->phase_ms();
+    sweeps_.erase(it);
+  }
+
+  // Milliseconds per phase of the last sweep that ended (a profile for the benchmarks).
+  val lastSweepPhaseMs() const {
+    val out = val::object();
+    for (int p = 0; p < static_cast<int>(Phase::count); ++p)
+      out.set(phase_name(static_cast<Phase>(p)), lastSweepPhases_[p]);
+    return out;
+  }
 
   val round(std::string precision, val input, bool saturate) {
     Format f;
@@ -256,7 +351,8 @@ class JsEngine {
   AttentionEngine engine_;
   AttentionForward forward_;
   std::vector<float> q_, k_, v_, o_;
-  std::map<int, std::unique_ptr<SweepRunner>> sweeps_;
+  std::map<int, std::unique_ptr<SweepJob>> sweeps_;
+  PhaseTimes lastSweepPhases_{};
   int nextSweepId_ = 1;
   std::vector<float> buffer_;
 };
@@ -367,8 +463,9 @@ EMSCRIPTEN_BINDINGS(attnscale) {
       .function("run", &JsEngine::run)
       .function("validate", &JsEngine::validate)
       .function("sweepBegin", &JsEngine::sweepBegin)
-      .function("sweepNext", &JsEngine::sweepNext)
+      .function("sweepAdvance", &JsEngine::sweepAdvance)
       .function("sweepEnd", &JsEngine::sweepEnd)
+      .function("lastSweepPhaseMs", &JsEngine::lastSweepPhaseMs)
       .function("round", &JsEngine::round)
       .function("attention", &JsEngine::attention);
 }

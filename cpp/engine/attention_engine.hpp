@@ -1,12 +1,15 @@
 // The measurement engine: samples Q, K, V and an upstream gradient G, runs attention forward and
 // backward with the configured scaling, precision and softmax, and summarises what happened.
-// It owns its buffers and reuses them across calls (no allocation per run once warm).
+// Work is done by PointJob (engine/point_job.hpp) in small steps over a Workspace of reused
+// buffers (no allocation per run once warm).
 #pragma once
 
 #include <vector>
 
 #include "config/config.hpp"
+#include "engine/point_job.hpp"
 #include "engine/run_result.hpp"
+#include "engine/workspace.hpp"
 
 namespace attnscale {
 
@@ -16,39 +19,55 @@ class AttentionEngine {
   RunResult run(const Config& c);
 
  private:
-  struct Inputs {
-    int cols = 0;  // components sampled per row (d_k, or the sweep's largest d_k)
-    std::vector<float> q, k, v, g, kt, vt;
-  };
-  void sample(const Config& c, int cols);
-  void accumulate_products(const Config& c, int from, int to);
-  void finish(const Config& c, RunResult& out, bool keepMatrices);
-
-  Inputs in_;
-  std::vector<float> logitAcc_, gradWeightAcc_;  // QKᵀ and GVᵀ partial sums, fp32
-  std::vector<float> z_, p_, ds_, o_, oOnline_, dq_, dk_, scratch_;
-
-  friend class SweepRunner;
+  Workspace workspace_;
+  std::vector<Config> configs_;
+  PointJob job_;
 };
 
-// The same measurements for many d_k with one config. Points come one at a time from next();
-// raw QKᵀ and GVᵀ are extended from the previous d_k when it is smaller (the accumulation order
-// makes this exact), so a point equals run() at that d_k bit for bit. It has its own buffers, so
-// runs may interleave with a sweep in progress.
-class SweepRunner {
+// The same measurements for many d_k and one or more scalings. Q, K, V, G are sampled once and
+// the fp32 products QKᵀ and GVᵀ are extended from the previous d_k when it is smaller (the
+// accumulation order makes this exact); only the scale-dependent work is done per scaling. So each
+// scaling's point equals run() with that scale at that d_k, bit for bit. advance() works in steps
+// of a few milliseconds and can stop between any two; it has its own buffers, so runs may
+// interleave with a sweep in progress.
+class SweepJob {
  public:
-  SweepRunner(const Config& c, std::vector<int> dks);
+  // configs: valid, equal in every field but the scale (their dk is ignored); dks non-empty.
+  SweepJob(std::vector<Config> configs, std::vector<int> dks);
   bool done() const { return next_ >= dks_.size(); }
   std::size_t size() const { return dks_.size(); }
+  std::size_t scales() const { return configs_.size(); }
   int nextDk() const { return dks_[next_]; }
-  RunStats next();
+  // Works on the next point until it completes (true: its results are in point()) or `deadline`
+  // passes (false: the work so far is kept for the next call). False when done().
+  bool advance(Clock::time_point deadline);
+  // The last completed point: one result per config (statistics and per-row arrays).
+  const std::vector<RunResult>& point() { return job_.results(); }
+  // The next point whole: one RunStats per config.
+  std::vector<RunStats> next();
+  // Time spent per phase so far (a profile for the benchmarks).
+  const PhaseTimes& phase_ms() const { return job_.phase_ms(); }
 
  private:
-  AttentionEngine engine_;
-  Config config_;
+  Workspace workspace_;
+  std::vector<Config> configs_;
   std::vector<int> dks_;
+  PointJob job_;
   std::size_t next_ = 0;
-  int prefix_ = 0;
+  bool planned_ = false;
+};
+
+// One scaling's sweep, a point at a time.
+class SweepRunner {
+ public:
+  SweepRunner(const Config& c, std::vector<int> dks) : job_({c}, std::move(dks)) {}
+  bool done() const { return job_.done(); }
+  std::size_t size() const { return job_.size(); }
+  int nextDk() const { return job_.nextDk(); }
+  RunStats next() { return job_.next().front(); }
+
+ private:
+  SweepJob job_;
 };
 
 }  // namespace attnscale

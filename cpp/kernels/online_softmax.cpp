@@ -41,11 +41,16 @@ void rescale_and_accumulate(float* acc, int dv, float alpha, const float* e, int
 
 void online_softmax_output(const OnlineSoftmaxShape& s, Format fmt, const float* z, const float* v,
                            int ldv, float* o, std::vector<float>& scratch) {
+  online_softmax_rows(s, fmt, z, v, ldv, 0, s.seqLen, o, scratch);
+}
+
+void online_softmax_rows(const OnlineSoftmaxShape& s, Format fmt, const float* z, const float* v,
+                         int ldv, int r0, int r1, float* o, std::vector<float>& scratch) {
   const int B = std::max(1, s.blockSize);
   scratch.assign(static_cast<std::size_t>(s.dv) + B, 0.0f);
   float* acc = scratch.data();
   float* e = acc + s.dv;
-  for (int i = 0; i < s.seqLen; ++i) {
+  for (int i = r0; i < r1; ++i) {
     const float* row = z + static_cast<long>(i) * s.seqLen;
     const int n = visible_keys(i, s.seqLen, s.causal);
     float m = s.subtractMax ? -std::numeric_limits<float>::infinity() : 0.0f;
@@ -70,7 +75,7 @@ void online_softmax_output(const OnlineSoftmaxShape& s, Format fmt, const float*
       l = l * alpha + blockSum;
       rescale_and_accumulate(acc, s.dv, alpha, e, count, v + static_cast<long>(b0) * ldv, ldv);
     }
-    float* out = o + static_cast<long>(i) * s.dv;
+    float* out = o + static_cast<long>(i - r0) * s.dv;
     for (int c = 0; c < s.dv; ++c) out[c] = acc[c] / l;
     round_inplace(fmt, out, static_cast<std::size_t>(s.dv));
   }

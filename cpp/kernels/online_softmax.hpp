@@ -25,4 +25,9 @@ struct OnlineSoftmaxShape {
 void online_softmax_output(const OnlineSoftmaxShape& shape, Format fmt, const float* z,
                            const float* v, int ldv, float* o, std::vector<float>& scratch);
 
+// The same for query rows [r0, r1) only (each row is independent): o points at row r0's output.
+void online_softmax_rows(const OnlineSoftmaxShape& shape, Format fmt, const float* z,
+                         const float* v, int ldv, int r0, int r1, float* o,
+                         std::vector<float>& scratch);
+
 }  // namespace attnscale

@@ -119,4 +119,44 @@ void panel_gemm(int M, int N, int K, const float* a, int lda, const float* b, lo
   }
 }
 
+namespace {
+template <int R>
+void load_tile(vf (&acc)[R][kVectors], int i, int n0, int N, const float* c, int ldc) {
+  alignas(64) float lanes[kPanelWidth] = {};
+  const int width = std::min(kPanelWidth, N - n0);
+  for (int r = 0; r < R; ++r) {
+    const float* row = c + static_cast<long>(i + r) * ldc + n0;
+    const float* from = row;
+    if (width < kPanelWidth) {
+      std::copy(row, row + width, lanes);
+      from = lanes;
+    }
+    for (int v = 0; v < kVectors; ++v) acc[r][v] = simd::loadu(from + v * simd::W);
+  }
+}
+}  // namespace
+
+void accumulate_packed(int M, int N, int K, const float* a, int lda, const float* panels, float* c,
+                       int ldc) {
+  for (int p = 0; p < panel_count(N); ++p) {
+    const float* panel = panels + static_cast<long>(p) * K * kPanelWidth;
+    const int n0 = p * kPanelWidth;
+    int i = 0;
+    for (; i + 2 <= M; i += 2) {
+      vf acc[2][kVectors];
+      load_tile<2>(acc, i, n0, N, c, ldc);
+      const float* rows[2] = {a + static_cast<long>(i) * lda, a + static_cast<long>(i + 1) * lda};
+      tile<2>(K, rows, panel, acc);
+      store_tile<2>(acc, i, n0, N, c, ldc);
+    }
+    if (i < M) {
+      vf acc[1][kVectors];
+      load_tile<1>(acc, i, n0, N, c, ldc);
+      const float* rows[1] = {a + static_cast<long>(i) * lda};
+      tile<1>(K, rows, panel, acc);
+      store_tile<1>(acc, i, n0, N, c, ldc);
+    }
+  }
+}
+
 }  // namespace attnscale::panel

@@ -55,6 +55,12 @@ inline void zero(vf (&acc)[R][kVectors]) {
     for (int v = 0; v < kVectors; ++v) acc[r][v] = vf(0.0f);
 }
 
+// C (M × N, leading dimension ldc) += A (M × K, row i at a + i·lda) · B, with B packed by
+// pack_panels(K, N, …). Each entry continues its own sum in k order, c = c + a[k]·b[k]: the same
+// bits as gemm_accumulate over the same k range, so a product may be extended block by block.
+void accumulate_packed(int M, int N, int K, const float* a, int lda, const float* panels, float* c,
+                       int ldc);
+
 // The plain triple loop of the same product, for the tests: C (M × N, leading dimension ldc) =
 // A (M × K, leading dimension lda) · B (element (k, n) at b[k·rowStride + n·colStride]).
 void panel_gemm_reference(int M, int N, int K, const float* a, int lda, const float* b,

@@ -3,18 +3,24 @@
 namespace attnscale {
 
 void fill_normal_row(std::uint32_t seed, Tensor tensor, std::uint32_t row, int cols, float* out) {
+  fill_normal_columns(seed, tensor, row, 0, cols, out);
+}
+
+void fill_normal_columns(std::uint32_t seed, Tensor tensor, std::uint32_t row, int col0, int count,
+                         float* out) {
   using namespace simd;
   const std::uint32_t key = row_key(seed, tensor, row);
   alignas(64) std::uint32_t iota[W];
   for (std::size_t i = 0; i < W; ++i) iota[i] = static_cast<std::uint32_t>(i);
   const vu lanes = loadu(iota);
   int c = 0;
-  for (; c + static_cast<int>(W) <= cols; c += static_cast<int>(W))
-    storeu(out + c, normal_from_counter(key, vu(static_cast<std::uint32_t>(c)) + lanes));
-  if (c < cols) {  // tail: same arithmetic on a full vector, keep the lanes that exist
+  const auto column = [&](int at) { return vu(static_cast<std::uint32_t>(col0 + at)) + lanes; };
+  for (; c + static_cast<int>(W) <= count; c += static_cast<int>(W))
+    storeu(out + c, normal_from_counter(key, column(c)));
+  if (c < count) {  // tail: same arithmetic on a full vector, keep the lanes that exist
     alignas(64) float tail[W];
-    storeu(tail, normal_from_counter(key, vu(static_cast<std::uint32_t>(c)) + lanes));
-    for (int i = 0; c + i < cols; ++i) out[c + i] = tail[i];
+    storeu(tail, normal_from_counter(key, column(c)));
+    for (int i = 0; c + i < count; ++i) out[c + i] = tail[i];
   }
 }
 

@@ -54,4 +54,9 @@ inline simd::vf normal_from_counter(std::uint32_t rowKey, simd::vu column) {
 // Fills out[c] for c in [0, cols) with the row's samples.
 void fill_normal_row(std::uint32_t seed, Tensor tensor, std::uint32_t row, int cols, float* out);
 
+// out[i] = the sample at column col0 + i, for i in [0, count): any block of a row, same bits as
+// fill_normal_row gives for those columns.
+void fill_normal_columns(std::uint32_t seed, Tensor tensor, std::uint32_t row, int col0, int count,
+                         float* out);
+
 }  // namespace attnscale

@@ -72,33 +72,69 @@ export class Engine {
    * as they arrive. Interleaving with run() is fine.
    */
   *sweepPoints(cfg, dks) {
-    const begin = throwIfError(this.#native.sweepBegin(cfg ?? {}, dks));
+    const job = this.#sweepJob(cfg, dks, null, [0]);
     try {
       for (;;) {
-        const point = this.#native.sweepNext(begin.id);
-        if (point === null) return;
-        yield point;
+        const step = job.advance(Infinity);
+        if (step.done) return;
+        yield step.value.points[0];
       }
     } finally {
-      this.#native.sweepEnd(begin.id);
+      job.delete();
     }
   }
 
-  /** { dk: Int32Array, <every scalar field>: Float64Array } over `dks`. */
+  /** { dk: Int32Array, <every scalar field>: Float64Array, nonFinite, firstNonFiniteStage } over `dks`. */
   sweep(cfg, dks) {
-    const points = [...this.sweepPoints(cfg, dks)];
-    const out = { dk: Int32Array.from(points, (p) => p.dk) };
-    if (points.length === 0) return out;
-    for (const [name, value] of Object.entries(points[0])) {
-      if (name === 'dk') continue;
-      if (typeof value === 'number') out[name] = Float64Array.from(points, (p) => p[name]);
+    return collectSweep([...this.sweepPoints(cfg, dks)]);
+  }
+
+  /**
+   * One sweep for several scalings: Q, K, V, G are sampled and QKᵀ, GVᵀ accumulated once; only
+   * the scale-dependent work is done per scale. `scales`: 'none', 'sqrt', 'linear' or numbers > 0.
+   * Returns { [key]: what sweep({ ...cfg, scale }, dks) returns, bit for bit }, keyed by the scale
+   * as given ('none', 'sqrt', 'linear' or String(number)).
+   */
+  sweepScales(cfg, dks, scales) {
+    const points = [...this.sweepScalesPoints(cfg, dks, scales)];
+    const keys = scaleKeys(scales);
+    return Object.fromEntries(keys.map((key) => [key, collectSweep(points.map((p) => p.points[key]))]));
+  }
+
+  /** The same a point at a time: yields { dk, points: { [key]: point } } per d_k, in order. */
+  *sweepScalesPoints(cfg, dks, scales) {
+    const job = this.sweepScalesJob(cfg, dks, scales);
+    try {
+      for (;;) {
+        const step = job.advance(Infinity);
+        if (step.done) return;
+        yield step.value;
+      }
+    } finally {
+      job.delete();
     }
-    out.nonFinite = {};
-    for (const stage of Object.keys(points[0].nonFinite)) {
-      out.nonFinite[stage] = Float64Array.from(points, (p) => p.nonFinite[stage]);
-    }
-    out.firstNonFiniteStage = points.map((p) => p.firstNonFiniteStage);
-    return out;
+  }
+
+  /**
+   * The same as a resumable job for a Worker that must stay responsive:
+   *   job.advance(budgetMs) → { done: false, value: { dk, points } } when a point completed,
+   *                           { done: false, value: null } when about budgetMs passed first (the
+   *                           work so far is kept), { done: true, value: null } after the last;
+   *   job.delete() frees it (call it when dropping a job early).
+   * One advance overshoots its budget by at most one step of work (a few milliseconds).
+   */
+  sweepScalesJob(cfg, dks, scales) {
+    return this.#sweepJob(cfg, dks, scales, scaleKeys(scales));
+  }
+
+  /** Milliseconds per phase (sampling, products, logits, softmax, output, backward) of the last sweep that ended: a profile. */
+  get lastSweepPhaseMs() {
+    return this.#native.lastSweepPhaseMs();
+  }
+
+  #sweepJob(cfg, dks, scales, keys) {
+    const begin = throwIfError(this.#native.sweepBegin(cfg ?? {}, dks, scales));
+    return new SweepJob(this.#native, begin.id, keys);
   }
 
   /**
@@ -159,6 +195,37 @@ export class Engine {
   }
 }
 
+/** A sweep in progress (Engine#sweepScalesJob). */
+export class SweepJob {
+  #native;
+  #id;
+  #keys;
+
+  constructor(native, id, keys) {
+    this.#native = native;
+    this.#id = id;
+    this.#keys = keys;
+  }
+
+  advance(budgetMs = Infinity) {
+    if (this.#native === null) throw new Error('this sweep job was deleted');
+    if (typeof budgetMs !== 'number' || !(budgetMs >= 0)) {
+      throw new RangeError(`budgetMs must be a number >= 0 (Infinity: until the next point), got ${String(budgetMs)}`);
+    }
+    const step = this.#native.sweepAdvance(this.#id, budgetMs);
+    if (step.done) return { done: true, value: null };
+    if (step.dk === null) return { done: false, value: null };
+    const points = {};
+    this.#keys.forEach((key, i) => { points[key] = step.points[i]; });
+    return { done: false, value: { dk: step.dk, points } };
+  }
+
+  delete() {
+    if (this.#native !== null) this.#native.sweepEnd(this.#id);
+    this.#native = null;
+  }
+}
+
 export class Trainer {
   #native;
 
@@ -198,6 +265,31 @@ export class Trainer {
     if (this.#native) this.#native.delete();
     this.#native = null;
   }
+}
+
+// Object keys for sweepScales: the scale as given ('none', 'sqrt', 'linear' or String(number)).
+// Anything else is left to the engine, whose error names the entry and the valid range.
+function scaleKeys(scales) {
+  if (!Array.isArray(scales)) {
+    throw new TypeError(`scales must be a non-empty array (at most 8 entries, no repeats) of 'none', 'sqrt', 'linear' or finite numbers > 0, got ${scales === null ? 'null' : typeof scales}`);
+  }
+  return scales.map((s) => (typeof s === 'number' ? String(s) : s));
+}
+
+// Points of one scale (in d_k order) → { dk: Int32Array, <scalar>: Float64Array, nonFinite, firstNonFiniteStage }.
+function collectSweep(points) {
+  const out = { dk: Int32Array.from(points, (p) => p.dk) };
+  if (points.length === 0) return out;
+  for (const [name, value] of Object.entries(points[0])) {
+    if (name === 'dk') continue;
+    if (typeof value === 'number') out[name] = Float64Array.from(points, (p) => p[name]);
+  }
+  out.nonFinite = {};
+  for (const stage of Object.keys(points[0].nonFinite)) {
+    out.nonFinite[stage] = Float64Array.from(points, (p) => p.nonFinite[stage]);
+  }
+  out.firstNonFiniteStage = points.map((p) => p.firstNonFiniteStage);
+  return out;
 }
 
 function now() {

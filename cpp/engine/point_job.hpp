@@ -1,0 +1,86 @@
+// The work of one measurement point (one d_k, one or more scalings) as a list of small steps, so
+// a caller can stop between any two (a time budget, a cancel) and resume later.
+//
+// Shared by every scaling of the point: sampling the new columns of Q, K, V, G; extending the fp32
+// products QKᵀ and GVᵀ over them; the raw logits' statistics. Per scaling: scaled logits, softmax
+// and its row statistics, the output check, the backward. A step covers a block of rows (or a
+// block of columns of the products) sized to a few milliseconds; every sum is accumulated in the
+// same order whatever the blocks, so results do not depend on where the work was split: a sweep
+// point equals `run` at that d_k bit for bit.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "config/config.hpp"
+#include "engine/run_result.hpp"
+#include "engine/workspace.hpp"
+
+namespace attnscale {
+
+using Clock = std::chrono::steady_clock;
+
+// What a step does, for profiles (bench): sampling Q, K, V, G; the products QKᵀ, GVᵀ; raw and
+// scaled logits with their moments; softmax and row statistics; the output check; the backward.
+enum class Phase { sampling, products, logits, softmax, output, backward, count };
+const char* phase_name(Phase p);
+using PhaseTimes = std::array<double, static_cast<int>(Phase::count)>;
+
+class PointJob {
+ public:
+  // configs: the same settings except the scale, each with .dk == dk; ws.sampled <= dk, and ws
+  // outlives the job. keepMatrices: also the histograms, weights and per-row arrays (a `run`).
+  void plan(Workspace& ws, const std::vector<Config>& configs, int dk, bool keepMatrices);
+  // Runs steps until all are done (true) or `deadline` has passed (false; call again to go on).
+  bool run_until(Clock::time_point deadline);
+  // One result per config, complete once run_until returned true.
+  std::vector<RunResult>& results() { return results_; }
+  // Milliseconds spent per phase by every step run so far (over all plans).
+  const PhaseTimes& phase_ms() const { return phaseMs_; }
+
+ private:
+  struct ScaleState {
+    float scale = 1;
+    Moments logits;
+    double maxRowSum = 0;  // max over rows of Σ|p|
+    bool needOutput = false;
+    double outputDiff = 0;
+    std::uint64_t outputNonFinite = 0;
+    double dqSquares = 0, dkSquares = 0;
+  };
+
+  void add(Phase phase, std::function<void()> step);
+  void add_rows(Phase phase, double flopsPerRow, std::function<void(int, int)> step);
+  void sample_block(int c0, int c1);
+  void accumulate_rows(int c0, int c1, int r0, int r1);
+  void raw_logit_rows(int r0, int r1);
+  void raw_summary();
+  void begin_scale(int s);
+  void scaled_logit_rows(int s, int r0, int r1);
+  void logit_summary(int s);
+  void softmax_rows(int s, int r0, int r1);
+  void weight_summary(int s);
+  void prepare_output(int s);
+  void output_rows(int s, int r0, int r1);
+  void backward_q_rows(int s, int r0, int r1);
+  void backward_k_rows(int s, int r0, int r1);
+  void end_scale(int s);
+
+  Workspace* ws_ = nullptr;
+  const std::vector<Config>* configs_ = nullptr;
+  int dk_ = 0;
+  bool keep_ = false;
+  Moments raw_;
+  Histogram rawHistogram_;
+  ScaleState state_;
+  std::vector<RunResult> results_;
+  std::vector<std::pair<Phase, std::function<void()>>> steps_;
+  PhaseTimes phaseMs_{};
+  std::size_t next_ = 0;
+};
+
+}  // namespace attnscale

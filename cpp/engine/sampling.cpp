@@ -1,0 +1,43 @@
+#include "engine/sampling.hpp"
+
+#include <cmath>
+
+#include "rng/counter_normal.hpp"
+
+namespace attnscale {
+
+void sample_qk_columns(const Config& c, int c0, int c1, float* q, float* k, int ld) {
+  const float mu = static_cast<float>(c.mean), sigma = static_cast<float>(c.std);
+  const float rho = static_cast<float>(c.correlation);
+  const float rhoBar = static_cast<float>(std::sqrt(1.0 - c.correlation * c.correlation));
+  const int n = c1 - c0;
+  for (int t = 0; t < c.seqLen; ++t) {
+    float* qr = q + static_cast<long>(t) * ld;
+    float* kr = k + static_cast<long>(t) * ld;
+    fill_normal_columns(c.seed, Tensor::q, t, c0, n, qr);
+    fill_normal_columns(c.seed, Tensor::kIndependent, t, c0, n, kr);
+    for (int i = 0; i < n; ++i) {
+      // Corr(q_i, k_i) = ρ for the same token.
+      const float zq = qr[i], zk = kr[i];
+      qr[i] = mu + sigma * zq;
+      kr[i] = mu + sigma * (rho * zq + rhoBar * zk);
+    }
+    round_inplace(c.format, qr, n);
+    round_inplace(c.format, kr, n);
+  }
+}
+
+void sample_vg_columns(const Config& c, int c0, int c1, float* v, float* g, int ld) {
+  const int n = c1 - c0;
+  for (int t = 0; t < c.seqLen; ++t) {
+    if (v) {
+      float* row = v + static_cast<long>(t) * ld;
+      fill_normal_columns(c.seed, Tensor::v, t, c0, n, row);
+      round_inplace(c.format, row, n);
+    }
+    if (g)
+      fill_normal_columns(c.seed, Tensor::upstreamGrad, t, c0, n, g + static_cast<long>(t) * ld);
+  }
+}
+
+}  // namespace attnscale
