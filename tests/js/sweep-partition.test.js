@@ -4,7 +4,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { partitionDks, sweepWorkerCount } from '../../web/src/compute/sweep-partition.js';
-import { sweepScalesJob } from '../../web/src/compute/sweep-job-adapter.js';
 import { bothEngines } from './helpers.js';
 
 const DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
@@ -36,7 +35,7 @@ test('sweep Workers: one per spare core, 1 to 4; ?sweepWorkers=1..4 overrides', 
 
 /** Every point of one job, in order, advancing in slices of `budgetMs`. */
 function drain(engine, cfg, dks, scales, budgetMs) {
-  const job = sweepScalesJob(engine, cfg, dks, scales);
+  const job = engine.sweepScalesJob(cfg, dks, scales);
   const out = [];
   try {
     for (;;) {

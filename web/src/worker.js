@@ -27,7 +27,6 @@ import { createEngine } from './engine.js';
 // `self` is the Worker's global scope, or its stand-in on the page's thread (main-thread-worker.js).
 import { workerSelf as self } from './worker-scope.js';
 import { downsampleAttention } from './compute/heatmap.js';
-import { sweepScalesJob } from './compute/sweep-job-adapter.js';
 import { isMemoryFailure, isModuleAbort } from './compute/memory-failure.js';
 
 const HEATMAP_SIDE = 256;
@@ -95,7 +94,7 @@ function doRun({ session, id, cfg, sentAt }) {
 
 function sweepJob({ session, id, cfg, dks, scales, part = 0, sentAt }) {
   // One job for every scaling: the inputs are sampled and QKᵀ, GVᵀ accumulated once.
-  const job = sweepScalesJob(engine, cfg, dks, scales);
+  const job = engine.sweepScalesJob(cfg, dks, scales);
   const startedAt = epoch();
   return {
     session, id, kind: 'sweep',
