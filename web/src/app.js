@@ -149,7 +149,7 @@ export async function createApp({
   let lastGood = null;
   const size = (c) => `T = ${c.seqLen}, d_k = ${c.dk}`;
   function outOfMemory(m) {
-    const why = `needs more memory than this browser gives the engine (${m.message})`;
+    const why = 'needs more memory than this browser gives the engine';
     if (m.kind === 'run') {
       const failed = m.cfg ?? config;
       const back = lastGood && !sameConfig(lastGood, failed, schema) ? lastGood : { ...config, seqLen: defaults.seqLen, dk: defaults.dk };
