@@ -12,12 +12,17 @@ export const FLOOR = 1e-4; // weights below this (including an underflowed 0) sh
 const STOPS = [[68, 1, 84], [71, 44, 122], [59, 81, 139], [44, 113, 142], [33, 144, 141], [39, 173, 129], [92, 200, 99], [170, 220, 50], [253, 231, 37]];
 
 export function rampRgb(t) {
-  const out = [0, 0, 0];
-  rampInto(out, 0, t);
-  return out;
+  const x = Math.min(1, Math.max(0, t)) * (STOPS.length - 1);
+  const i = Math.min(STOPS.length - 2, Math.floor(x));
+  const f = x - i;
+  const a = STOPS[i], b = STOPS[i + 1];
+  return [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f];
 }
 
-/** rampRgb(t) written to out[o], out[o + 1], out[o + 2] (no array per pixel). */
+/**
+ * rampRgb(t) written to the pixel bytes out[o], out[o + 1], out[o + 2] of an ImageData: no array
+ * per pixel. Only ever called with a Uint8ClampedArray, which keeps its element stores fast.
+ */
 function rampInto(out, o, t) {
   const x = Math.min(1, Math.max(0, t)) * (STOPS.length - 1);
   const i = Math.min(STOPS.length - 2, Math.floor(x));
@@ -27,7 +32,8 @@ function rampInto(out, o, t) {
   out[o + 1] = a[1] + (b[1] - a[1]) * f;
   out[o + 2] = a[2] + (b[2] - a[2]) * f;
 }
-export const tOf = (p) => (Math.log10(Math.max(p, FLOOR)) - Math.log10(FLOOR)) / -Math.log10(FLOOR);
+const LOG_FLOOR = Math.log10(FLOOR); // once, not per cell (the same value every time)
+export const tOf = (p) => (Math.log10(Math.max(p, FLOOR)) - LOG_FLOOR) / -LOG_FLOOR;
 
 function cssRgb(color) {
   const m = /^#([0-9a-f]{6})$/i.exec(color);
@@ -69,6 +75,7 @@ export function mount(el, ctx = {}) {
 
   const chart = createChart(frame.body, {
     label: 'Heatmap of attention weights, queries down, keys across',
+    layerOnly: true,
     aspect: (w) => w - 10, // square plot area (y axis 50 px wide, x axis 40 px tall)
     minH: 200,
     maxH: 560,
@@ -164,7 +171,7 @@ export function mount(el, ctx = {}) {
         ? `T = ${c.seqLen} is shown as ${side}×${side} cells; each cell shows the largest weight of its ${block}×${block} block (a cell is non-finite if any weight in it is).`
         : `All ${c.seqLen}×${c.seqLen} weights, one cell each.`;
       // Same T: same axes, only the image changed.
-      if (chart.u.data[0][1] === c.seqLen) chart.redraw({ axes: false });
+      if (chart.u.data[0][1] === c.seqLen) chart.redrawLayer();
       else chart.setData([[0, c.seqLen], [0, c.seqLen]]);
       const bad = r.nonFinite?.weights ?? 0;
       frame.setSummary(`Attention weights, ${c.seqLen} × ${c.seqLen}, at d_k = ${c.dk} with scaling ${scaleLabel(c.scale)}${c.causal ? ', causal mask' : ''}: `

@@ -47,6 +47,7 @@ export function createSweepCharts(el, frame, { name, onDrawn = () => {}, onChang
     for (const x of extra) series.push(x.series);
     const c = createChart(host, {
       label,
+      layerOnly: true,
       ...(aspect ? { aspect } : {}),
       makeOpts: () => ({ scales, axes, series }),
       data: [[1, 4096], ...series.slice(1).map(() => [null, null])],
@@ -79,7 +80,7 @@ export function createSweepCharts(el, frame, { name, onDrawn = () => {}, onChang
     /** The current setting: repaints the marker (the curves and axes stay as they are). */
     setCurrent(result, cfg) {
       current = { result, cfg };
-      for (const { c } of charts) c.redraw({ axes: false });
+      for (const { c } of charts) c.redrawLayer();
     },
     sweepReset(n) { total = n; failure = ''; store.reset(); progress(); },
     sweepPoints(points) {
