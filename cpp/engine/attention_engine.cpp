@@ -4,25 +4,35 @@
 
 namespace attnscale {
 
+namespace {
+constexpr std::size_t kKeepBytes = std::size_t{64} << 20;
+}  // namespace
+
 RunResult AttentionEngine::run(const Config& c) {
-  workspace_.reset(c.seqLen, c.dk);
+  workspace_.reset(c.seqLen, c.dk, uses_gram(c.seqLen, c.dk));
   configs_.assign(1, c);
   job_.plan(workspace_, configs_, c.dk, true);
   job_.run_until(Clock::time_point::max());
-  return std::move(job_.results().front());
+  RunResult out = std::move(job_.results().front());
+  // Buffers above kKeepBytes go back to the allocator, so that a large run and a large sweep one
+  // after the other in one engine peak at the larger of the two, not their sum (issue 12: 256 MB).
+  if (workspace_.bytes() > kKeepBytes) workspace_ = Workspace{};
+  return out;
 }
 
 SweepJob::SweepJob(std::vector<Config> configs, std::vector<int> dks)
     : configs_(std::move(configs)), dks_(std::move(dks)) {
   const int cols = dks_.empty() ? 1 : *std::max_element(dks_.begin(), dks_.end());
-  workspace_.reset(configs_.front().seqLen, cols);
+  const int T = configs_.front().seqLen;
+  workspace_.reset(T, cols, uses_gram(T, cols));
 }
 
 bool SweepJob::advance(Clock::time_point deadline) {
   if (done()) return false;
   if (!planned_) {
     const int d = dks_[next_];
-    if (d < workspace_.sampled) workspace_.reset(workspace_.seqLen, workspace_.cols);
+    if (d < workspace_.sampled)
+      workspace_.reset(workspace_.seqLen, workspace_.cols, workspace_.gram);
     for (Config& c : configs_) c.dk = d;
     job_.plan(workspace_, configs_, d, false);
     planned_ = true;

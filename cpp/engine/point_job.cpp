@@ -16,10 +16,12 @@ namespace attnscale {
 
 namespace {
 
-// Columns of Q, K, V, G sampled and multiplied per block (a packed Kᵀ block of T = 2048 is 2 MiB).
-constexpr int kBlockCols = 256;
-// Work per step, ~3 ms in either wasm build (SIMD ~20 GFLOP/s on GEMMs, scalar ~3): the bound on
-// how far one advance() can overshoot its budget.
+// Columns of Q, K, V, G sampled and multiplied per block: sampling one block is one step (~10 ms
+// at T = 2048 in wasm), and a packed Kᵀ block of T = 2048 is 1 MiB.
+constexpr int kBlockCols = 128;
+// Work per step, ~2–3 ms in either wasm build (SIMD 20–40 GFLOP/s on GEMMs, scalar ~3): the bound
+// on how far one advance() can overshoot its budget. Smaller steps pay more for re-packing B panels
+// (multiply_rows packs per step).
 constexpr double kStepFlops = simd::kHasSimd ? 6e7 : 1e7;
 
 std::uint64_t count_non_finite(const float* x, std::size_t n) {
@@ -46,6 +48,29 @@ double sum_squares(const float* x, std::size_t n) {
   double sum = 0;
   for (std::size_t i = 0; i < n; ++i) sum += static_cast<double>(x[i]) * x[i];
   return sum;
+}
+
+// max |x| over n finite or infinite values (NaN-free: samples).
+double max_abs(const float* x, int n) {
+  constexpr int W = static_cast<int>(simd::W);
+  simd::vf acc(0.0f);
+  int j = 0;
+  for (; j + W <= n; j += W) acc = simd::vmax(acc, simd::abs(simd::loadu(x + j)));
+  float m = simd::reduce_max(acc);
+  for (; j < n; ++j) m = std::max(m, std::fabs(x[j]));
+  return m;
+}
+
+// Σ|x| over n <= 2048 values, from above: float lanes (relative error < n·2^-24 <= 1.3e-4), times
+// 1 + 2^-10. Only compared against a bound with a factor-2 margin (weight_summary).
+double abs_sum_bound(const float* x, int n) {
+  constexpr int W = static_cast<int>(simd::W);
+  simd::vf acc(0.0f);
+  int j = 0;
+  for (; j + W <= n; j += W) acc = acc + simd::abs(simd::loadu(x + j));
+  double sum = simd::reduce_add(acc);
+  for (; j < n; ++j) sum += std::fabs(x[j]);
+  return sum * (1 + 1.0 / 1024);
 }
 
 }  // namespace
@@ -77,30 +102,42 @@ void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, b
   steps_.clear();
   next_ = 0;
   results_.assign(configs.size(), RunResult{});
+  // Step sizes in flops per row; an element-wise pass over a row counts ~30 flops per element (it
+  // is memory-bound), the softmax with its statistics ~300, a sampled value ~100.
   const double T = ws.seqLen, d = dk;
   const bool online = configs.front().softmax == SoftmaxMode::online;
 
   for (int c0 = ws.sampled; c0 < dk; c0 += kBlockCols) {
     const int c1 = std::min(dk, c0 + kBlockCols);
     add(Phase::sampling, [this, c0, c1] { sample_block(c0, c1); });
-    add_rows(Phase::products, 4 * T * (c1 - c0),
+    add_rows(Phase::products, (ws.gram ? 6 : 4) * T * (c1 - c0),
              [this, c0, c1](int r0, int r1) { accumulate_rows(c0, c1, r0, r1); });
   }
-  add_rows(Phase::logits, 4 * T, [this](int r0, int r1) { raw_logit_rows(r0, r1); });
+  add_rows(Phase::logits, 60 * T, [this](int r0, int r1) { raw_logit_rows(r0, r1); });
   add(Phase::logits, [this] { raw_summary(); });
 
   for (int s = 0; s < static_cast<int>(configs.size()); ++s) {
     add(Phase::logits, [this, s] { begin_scale(s); });
-    add_rows(Phase::logits, 4 * T, [this, s](int r0, int r1) { scaled_logit_rows(s, r0, r1); });
+    add_rows(Phase::logits, 60 * T, [this, s](int r0, int r1) { scaled_logit_rows(s, r0, r1); });
     add(Phase::logits, [this, s] { logit_summary(s); });
-    add_rows(Phase::softmax, 60 * T, [this, s](int r0, int r1) { softmax_rows(s, r0, r1); });
+    add_rows(Phase::softmax, 300 * T, [this, s](int r0, int r1) { softmax_rows(s, r0, r1); });
     add(Phase::softmax, [this, s] { weight_summary(s); });
-    add(Phase::output, [this, s] { prepare_output(s); });
+    add_rows(Phase::output, 100 * d, [this](int r0, int r1) { prepare_output_rows(r0, r1); });
     add_rows(Phase::output, (online ? 6 : 2) * T * d,
              [this, s](int r0, int r1) { output_rows(s, r0, r1); });
-    add_rows(Phase::backward, 2 * T * d + 4 * T,
-             [this, s](int r0, int r1) { backward_q_rows(s, r0, r1); });
-    add_rows(Phase::backward, 2 * T * d, [this, s](int r0, int r1) { backward_k_rows(s, r0, r1); });
+    if (uses_gram(ws.seqLen, dk)) {
+      add_rows(Phase::backward, 60 * T, [this, s](int r0, int r1) { ds_rows(s, r0, r1); });
+      // (Steps of multiply_rows are 1.5× the usual work: each packs its B panels anew.)
+      add_rows(Phase::backward, T * T / 1.5, [this](int r0, int r1) { gram_q_rows(r0, r1); });
+      add_rows(Phase::backward, T * T / 1.5, [this](int r0, int r1) { gram_k_rows(r0, r1); });
+    } else {
+      add_rows(Phase::backward, (2 * T * d + 4 * T) / 1.5, [this, s](int r0, int r1) {
+        ds_rows(s, r0, r1);
+        backward_q_rows(s, r0, r1);
+      });
+      add_rows(Phase::backward, 2 * T * d / 1.5,
+               [this, s](int r0, int r1) { backward_k_rows(s, r0, r1); });
+    }
     add(Phase::backward, [this, s] { end_scale(s); });
   }
 }
@@ -128,11 +165,9 @@ void PointJob::sample_block(int c0, int c1) {
   ws.gBlock.resize(block);
   sample_qk_columns(c, c0, c1, ws.q.data() + c0, ws.k.data() + c0, ws.cols);
   sample_vg_columns(c, c0, c1, ws.vBlock.data(), ws.gBlock.data(), kBlockCols);
-  for (int t = 0; t < T; ++t)
-    for (int i = 0; i < n; ++i)
-      ws.maxAbsV = std::max(
-          ws.maxAbsV,
-          std::fabs(static_cast<double>(ws.vBlock[static_cast<long>(t) * kBlockCols + i])));
+  for (int t = 0; t < T; ++t)  // (a max is exact in any order)
+    ws.maxAbsV =
+        std::max(ws.maxAbsV, max_abs(ws.vBlock.data() + static_cast<long>(t) * kBlockCols, n));
   const std::size_t packed =
       static_cast<std::size_t>(panel::panel_count(T)) * n * panel::kPanelWidth;
   ws.kPanels.resize(packed);
@@ -140,6 +175,10 @@ void PointJob::sample_block(int c0, int c1) {
   // Kᵀ and Vᵀ restricted to this block: element (k, t) is K[t][c0 + k].
   panel::pack_panels(n, T, ws.k.data() + c0, 1, ws.cols, ws.kPanels.data());
   panel::pack_panels(n, T, ws.vBlock.data(), 1, kBlockCols, ws.vPanels.data());
+  if (ws.gram) {
+    ws.qPanels.resize(packed);
+    panel::pack_panels(n, T, ws.q.data() + c0, 1, ws.cols, ws.qPanels.data());
+  }
 }
 
 void PointJob::accumulate_rows(int c0, int c1, int r0, int r1) {
@@ -150,6 +189,12 @@ void PointJob::accumulate_rows(int c0, int c1, int r0, int r1) {
                            ws.kPanels.data(), ws.logits.data() + row * T, T);
   panel::accumulate_packed(r1 - r0, T, n, ws.gBlock.data() + row * kBlockCols, kBlockCols,
                            ws.vPanels.data(), ws.gradWeights.data() + row * T, T);
+  if (ws.gram) {  // lower triangles (columns < r1) of KKᵀ and QQᵀ
+    panel::accumulate_packed(r1 - r0, r1, n, ws.k.data() + row * ws.cols + c0, ws.cols,
+                             ws.kPanels.data(), ws.gramK.data() + row * T, T);
+    panel::accumulate_packed(r1 - r0, r1, n, ws.q.data() + row * ws.cols + c0, ws.cols,
+                             ws.qPanels.data(), ws.gramQ.data() + row * T, T);
+  }
 }
 
 // Raw logits: the fp32 dot products rounded to the format.
@@ -232,9 +277,7 @@ void PointJob::softmax_rows(int s, int r0, int r1) {
     out.rowEntropy[i] = row.entropy;
     out.rowMaxWeight[i] = row.maxWeight;
     out.rowJacobianNorm[i] = row.jacobianNorm;
-    double rowSum = 0;
-    for (int j = 0; j < n; ++j) rowSum += std::fabs(p[j]);
-    state_.maxRowSum = std::max(state_.maxRowSum, rowSum);
+    state_.maxRowSum = std::max(state_.maxRowSum, abs_sum_bound(p, n));
   }
 }
 
@@ -272,12 +315,13 @@ void PointJob::weight_summary(int s) {
   state_.needOutput = c.softmax == SoftmaxMode::online || !provablyFinite;
 }
 
-void PointJob::prepare_output(int) {
+// V whole (seqLen × d_k), sampled once per point for every scaling that needs the output.
+void PointJob::prepare_output_rows(int r0, int r1) {
   Workspace& ws = *ws_;
   if (!state_.needOutput || ws.vCols >= dk_) return;
-  ws.vCols = dk_;
   ws.v.resize(static_cast<std::size_t>(ws.seqLen) * dk_);
-  sample_vg_columns(configs_->front(), 0, dk_, ws.v.data(), nullptr, dk_);
+  sample_v_rows(configs_->front(), r0, r1, dk_, ws.v.data());
+  if (r1 == ws.seqLen) ws.vCols = dk_;
 }
 
 // O = P V for a row block, accumulated in fp32 and rounded (and the online softmax's O beside it).
@@ -305,10 +349,10 @@ void PointJob::output_rows(int s, int r0, int r1) {
 
 // Backward of L = Σ O ⊙ G in fp32: dP = G Vᵀ, dZ = P ⊙ (dP − rowsum(P ⊙ dP)), dS = s dZ, then
 // the rows of dQ = dS K, of which only Σ dQ² is kept.
-void PointJob::backward_q_rows(int s, int r0, int r1) {
+void PointJob::ds_rows(int s, int r0, int r1) {
   Workspace& ws = *ws_;
   const Config& c = (*configs_)[s];
-  const int T = c.seqLen, d = dk_;
+  const int T = c.seqLen;
   const float scale = state_.scale;
   ws.ds.resize(static_cast<std::size_t>(T) * T);
   for (int i = r0; i < r1; ++i) {
@@ -321,10 +365,17 @@ void PointJob::backward_q_rows(int s, int r0, int r1) {
     for (int j = 0; j < n; ++j) ds[j] = scale * (p[j] * (dp[j] - r));
     std::fill(ds + n, ds + T, 0.0f);
   }
+}
+
+// Rows of dQ = dS K, of which only Σ dQ² is kept.
+void PointJob::backward_q_rows(int s, int r0, int r1) {
+  Workspace& ws = *ws_;
+  const int T = (*configs_)[s].seqLen, d = dk_;
   const std::size_t n = static_cast<std::size_t>(r1 - r0) * d;
-  ws.rowsA.assign(n, 0.0f);
-  gemm_accumulate(r1 - r0, d, 0, T, {ws.ds.data() + static_cast<long>(r0) * T, T},
-                  {ws.k.data(), ws.cols}, ws.rowsA.data(), d);
+  ws.rowsA.resize(n);
+  ws.panel.resize(static_cast<std::size_t>(T) * panel::kPanelWidth);
+  panel::multiply_rows(r1 - r0, d, T, ws.ds.data() + static_cast<long>(r0) * T, T, ws.k.data(),
+                       ws.cols, 1, ws.rowsA.data(), d, ws.panel.data());
   state_.dqSquares += sum_squares(ws.rowsA.data(), n);
 }
 
@@ -333,10 +384,57 @@ void PointJob::backward_k_rows(int s, int r0, int r1) {
   Workspace& ws = *ws_;
   const int T = (*configs_)[s].seqLen, d = dk_;
   const std::size_t n = static_cast<std::size_t>(r1 - r0) * d;
-  ws.rowsA.assign(n, 0.0f);
-  gemm_accumulate(r1 - r0, d, 0, T, {ws.ds.data() + r0, T, true}, {ws.q.data(), ws.cols},
-                  ws.rowsA.data(), d);
+  ws.rowsA.resize(n);
+  ws.rowsB.resize(static_cast<std::size_t>(r1 - r0) * T);
+  ws.panel.resize(static_cast<std::size_t>(T) * panel::kPanelWidth);
+  transpose(T, r1 - r0, ws.ds.data() + r0, T, ws.rowsB.data(), T);  // columns r0… of dS
+  panel::multiply_rows(r1 - r0, d, T, ws.rowsB.data(), T, ws.q.data(), ws.cols, 1, ws.rowsA.data(),
+                       d, ws.panel.data());
   state_.dkSquares += sum_squares(ws.rowsA.data(), n);
+}
+
+namespace {
+// Σ_{j in rows, l <= j} w_jl · gram_jl · m_jl with w = 2 below the diagonal and 1 on it: the
+// rows' share of ⟨gram, m⟩ for symmetric gram and m, from their lower triangles. `m` holds rows
+// [r0, r1) with leading dimension r1; `gram` is T × T.
+double lower_inner(const float* gram, int T, const float* m, int r0, int r1) {
+  double sum = 0;
+  for (int j = r0; j < r1; ++j) {
+    const float* g = gram + static_cast<long>(j) * T;
+    const float* row = m + static_cast<long>(j - r0) * r1;
+    double below = 0;
+    for (int l = 0; l < j; ++l) below += static_cast<double>(g[l]) * row[l];
+    sum += 2 * below + static_cast<double>(g[j]) * row[j];
+  }
+  return sum;
+}
+}  // namespace
+
+// For d_k >= T the gradient norms come from T × T Gram matrices instead of the T × d_k products:
+// ‖dQ‖² = ‖dS K‖² = ⟨KKᵀ, dSᵀdS⟩ and ‖dK‖² = ‖dSᵀ Q‖² = ⟨QQᵀ, dS dSᵀ⟩, 2T³ flops per scaling
+// instead of 4T²d_k. KKᵀ and QQᵀ accumulate across d_k like QKᵀ (shared by every scaling).
+// These steps form rows [r0, r1) of dSᵀdS (lower triangle).
+void PointJob::gram_q_rows(int r0, int r1) {
+  Workspace& ws = *ws_;
+  const int T = ws.seqLen, rows = r1 - r0;
+  ws.rowsA.resize(static_cast<std::size_t>(rows) * r1);
+  ws.rowsB.resize(static_cast<std::size_t>(rows) * T);
+  ws.panel.resize(static_cast<std::size_t>(T) * panel::kPanelWidth);
+  transpose(T, rows, ws.ds.data() + r0, T, ws.rowsB.data(), T);  // columns r0… of dS
+  panel::multiply_rows(rows, r1, T, ws.rowsB.data(), T, ws.ds.data(), T, 1, ws.rowsA.data(), r1,
+                       ws.panel.data());
+  state_.dqSquares += lower_inner(ws.gramK.data(), T, ws.rowsA.data(), r0, r1);
+}
+
+// Rows [r0, r1) of dS dSᵀ (lower triangle) against QQᵀ.
+void PointJob::gram_k_rows(int r0, int r1) {
+  Workspace& ws = *ws_;
+  const int T = ws.seqLen, rows = r1 - r0;
+  ws.rowsA.resize(static_cast<std::size_t>(rows) * r1);
+  ws.panel.resize(static_cast<std::size_t>(T) * panel::kPanelWidth);
+  panel::multiply_rows(rows, r1, T, ws.ds.data() + static_cast<long>(r0) * T, T, ws.ds.data(), 1, T,
+                       ws.rowsA.data(), r1, ws.panel.data());
+  state_.dkSquares += lower_inner(ws.gramQ.data(), T, ws.rowsA.data(), r0, r1);
 }
 
 void PointJob::end_scale(int s) {
@@ -347,8 +445,9 @@ void PointJob::end_scale(int s) {
   st.onlineMaxAbsDiff = online ? state_.outputDiff : nan;
   st.nonFinite.output = state_.needOutput ? state_.outputNonFinite : 0;
   const double entries = static_cast<double>(ws_->seqLen) * dk_;
-  st.gradNormQ = std::sqrt(state_.dqSquares / entries);
-  st.gradNormK = std::sqrt(state_.dkSquares / entries);
+  // (The Gram form of a sum of squares can round below 0 when it is ~0.)
+  st.gradNormQ = std::sqrt(std::max(0.0, state_.dqSquares) / entries);
+  st.gradNormK = std::sqrt(std::max(0.0, state_.dkSquares) / entries);
   st.firstNonFiniteStage = st.nonFinite.logits    ? Stage::logits
                            : st.nonFinite.exp     ? Stage::exp
                            : st.nonFinite.weights ? Stage::weights

@@ -30,6 +30,10 @@ enum class Phase { sampling, products, logits, softmax, output, backward, count 
 const char* phase_name(Phase p);
 using PhaseTimes = std::array<double, static_cast<int>(Phase::count)>;
 
+// Whether the gradient norms at (T, d_k) come from the Gram matrices (engine/point_job.cpp): a
+// function of the shape only, so run and sweep take the same path.
+inline bool uses_gram(int seqLen, int dk) { return dk >= seqLen; }
+
 class PointJob {
  public:
   // configs: the same settings except the scale, each with .dk == dk; ws.sampled <= dk, and ws
@@ -64,10 +68,13 @@ class PointJob {
   void logit_summary(int s);
   void softmax_rows(int s, int r0, int r1);
   void weight_summary(int s);
-  void prepare_output(int s);
+  void prepare_output_rows(int r0, int r1);
   void output_rows(int s, int r0, int r1);
+  void ds_rows(int s, int r0, int r1);
   void backward_q_rows(int s, int r0, int r1);
   void backward_k_rows(int s, int r0, int r1);
+  void gram_q_rows(int r0, int r1);
+  void gram_k_rows(int r0, int r1);
   void end_scale(int s);
 
   Workspace* ws_ = nullptr;

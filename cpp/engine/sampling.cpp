@@ -40,4 +40,12 @@ void sample_vg_columns(const Config& c, int c0, int c1, float* v, float* g, int 
   }
 }
 
+void sample_v_rows(const Config& c, int r0, int r1, int cols, float* v) {
+  for (int t = r0; t < r1; ++t) {
+    float* row = v + static_cast<long>(t) * cols;
+    fill_normal_columns(c.seed, Tensor::v, t, 0, cols, row);
+    round_inplace(c.format, row, cols);
+  }
+}
+
 }  // namespace attnscale

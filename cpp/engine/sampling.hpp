@@ -16,4 +16,7 @@ void sample_qk_columns(const Config& c, int c0, int c1, float* q, float* k, int 
 // (fp32: it is the backward's input, not a stored activation). Either pointer may be null.
 void sample_vg_columns(const Config& c, int c0, int c1, float* v, float* g, int ld);
 
+// Rows [r0, r1) of V's first `cols` columns (rounded), row t at v + t·cols.
+void sample_v_rows(const Config& c, int r0, int r1, int cols, float* v);
+
 }  // namespace attnscale

@@ -2,7 +2,7 @@
 
 namespace attnscale {
 
-void Workspace::reset(int T, int columns) {
+void Workspace::reset(int T, int columns, bool withGram) {
   const std::size_t TT = static_cast<std::size_t>(T) * T,
                     Tc = static_cast<std::size_t>(T) * columns;
   seqLen = T;
@@ -10,10 +10,24 @@ void Workspace::reset(int T, int columns) {
   sampled = 0;
   maxAbsV = 0;
   vCols = 0;
+  gram = withGram;
+  if (gram) {
+    gramK.assign(TT, 0.0f);
+    gramQ.assign(TT, 0.0f);
+  }
   q.resize(Tc);
   k.resize(Tc);
   logits.assign(TT, 0.0f);
   gradWeights.assign(TT, 0.0f);
+}
+
+std::size_t Workspace::bytes() const {
+  std::size_t floats = 0;
+  for (const std::vector<float>* b :
+       {&q, &k, &vBlock, &gBlock, &kPanels, &vPanels, &logits, &gradWeights, &gramK, &gramQ,
+        &qPanels, &z, &p, &ds, &rowsA, &rowsB, &panel, &v, &scratch})
+    floats += b->capacity();
+  return floats * sizeof(float);
 }
 
 }  // namespace attnscale

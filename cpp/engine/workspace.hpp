@@ -2,8 +2,8 @@
 // allocation once the largest shape was seen.
 //
 // Peak size at T = 2048, d_k = 4096: Q and K (T × d_k, 32 MiB each) plus five T × T matrices
-// (16 MiB each); V and G are never stored whole (sampled a column block at a time), and dQ, dK, O
-// only a row block at a time.
+// (16 MiB each), and the two Gram matrices when d_k >= T; V and G are never stored whole (sampled a
+// column block at a time), and dQ, dK, O only a row block at a time.
 #pragma once
 
 #include <vector>
@@ -12,20 +12,26 @@ namespace attnscale {
 
 struct Workspace {
   int seqLen = 0;
-  int cols = 0;                         // columns of q and k (the largest d_k to come)
-  int sampled = 0;                      // columns [0, sampled) are in q, k and in the two products
-  double maxAbsV = 0;                   // max |V| over columns [0, sampled)
-  std::vector<float> q, k;              // seqLen × cols, rounded to the format
-  std::vector<float> vBlock, gBlock;    // seqLen × block: V and G of one column block
-  std::vector<float> kPanels, vPanels;  // that block's Kᵀ and Vᵀ, packed (panel_gemm.hpp)
-  std::vector<float> logits, gradWeights;  // QKᵀ and GVᵀ over columns [0, sampled), fp32
-  std::vector<float> z, p, ds;             // seqLen × seqLen, one scaling at a time
-  std::vector<float> rowsA, rowsB;         // a row block of dQ, dK or O
-  int vCols = 0;                           // V sampled whole (seqLen × vCols), only when the
-  std::vector<float> v, scratch;           // output must be computed (online softmax)
+  int cols = 0;        // columns of q and k (the largest d_k to come)
+  int sampled = 0;     // columns [0, sampled) are in q, k and in the two products
+  double maxAbsV = 0;  // max |V| over columns [0, sampled)
+  bool gram = false;   // also accumulate the Gram matrices KKᵀ and QQᵀ (some d_k >= seqLen)
+  std::vector<float> q, k;                   // seqLen × cols, rounded to the format
+  std::vector<float> vBlock, gBlock;         // seqLen × block: V and G of one column block
+  std::vector<float> kPanels, vPanels;       // that block's Kᵀ and Vᵀ, packed (panel_gemm.hpp)
+  std::vector<float> logits, gradWeights;    // QKᵀ and GVᵀ over columns [0, sampled), fp32
+  std::vector<float> gramK, gramQ, qPanels;  // KKᵀ, QQᵀ (lower triangles), packed Qᵀ block
+  std::vector<float> z, p, ds;               // seqLen × seqLen, one scaling at a time
+  std::vector<float> rowsA, rowsB;           // a row block of dQ, dK or O, or of dSᵀ
+  std::vector<float> panel;                  // one packed panel of K or Q (seqLen × panel width)
+  int vCols = 0;                             // V sampled whole (seqLen × vCols), only when the
+  std::vector<float> v, scratch;             // output must be computed (online softmax)
+
+  // Bytes held by the buffers.
+  std::size_t bytes() const;
 
   // Starts over for seqLen × cols inputs: products zero, nothing sampled.
-  void reset(int seqLen, int cols);
+  void reset(int seqLen, int cols, bool withGram);
 };
 
 }  // namespace attnscale

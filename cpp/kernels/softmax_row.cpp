@@ -26,8 +26,16 @@ float row_max(const float* z, int n) {
 }
 
 int count_non_finite(const float* x, int n) {
-  int count = 0;
-  for (int j = 0; j < n; ++j) count += std::isfinite(x[j]) ? 0 : 1;
+  // x − x is NaN exactly for inf and NaN; per-lane counts (<= n / W) are exact in float.
+  vf acc(0.0f);
+  const vf one(1.0f), zero(0.0f);
+  int j = 0;
+  for (; j + W <= n; j += W) {
+    const vf v = simd::loadu(x + j);
+    acc = acc + simd::select(simd::isnan(v - v), one, zero);
+  }
+  int count = static_cast<int>(simd::reduce_add(acc));
+  for (; j < n; ++j) count += std::isfinite(x[j]) ? 0 : 1;
   return count;
 }
 }  // namespace
@@ -72,6 +80,13 @@ struct RowPeak {
 
 RowPeak row_peak(const float* p, int n) {
   RowPeak r;
+  if (count_non_finite(p, n) == 0) {
+    // All finite: the largest weight by vector max, then its first index (as the scalar scan).
+    r.pmax = std::max(0.0f, row_max(p, n));
+    if (r.pmax > 0)
+      while (p[r.argmax] != r.pmax) ++r.argmax;
+    return r;
+  }
   for (int j = 0; j < n; ++j) {
     if (!std::isfinite(p[j])) r.finite = false;
     if (p[j] > r.pmax) {

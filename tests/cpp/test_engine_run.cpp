@@ -110,6 +110,23 @@ TEST(EngineRun, EngineGradientsMatchReferenceGradients) {
   expect_close_to_reference(make(96, 48, ScaleMode::none));
 }
 
+// d_k >= T takes the Gram-matrix form of the gradient norms (‖dS K‖² = ⟨KKᵀ, dSᵀdS⟩): same
+// 2e-5 against the double reference, including a shared mean (|μ| = 2σ: KKᵀ then has a large
+// rank-one part that dS's zero row sums cancel), causal masks and d_k = 16·T.
+TEST(EngineRun, GramGradientNormsMatchReference) {
+  Config c = make(64, 64, ScaleMode::sqrt);
+  expect_close_to_reference(c);
+  c.mean = 2;
+  c.correlation = 0.5;
+  expect_close_to_reference(c);
+  c = make(512, 32, ScaleMode::none);
+  c.causal = true;
+  expect_close_to_reference(c);
+  c.scaleMode = ScaleMode::linear;
+  c.mean = -1;
+  expect_close_to_reference(c);
+}
+
 TEST(EngineRun, DeterministicForASeed) {
   AttentionEngine a, b;
   Config c = make(40, 33);
