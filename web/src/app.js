@@ -121,19 +121,26 @@ export async function createApp({
       const tm = result.timing;
       if (tm) root.dataset.timing = [tm.startedAt - tm.sentAt, tm.postedAt - tm.startedAt, tm.receivedAt - tm.postedAt, tm.sentAt].map((x) => x.toFixed(1)).join(',');
       root.dataset.state = 'ready';
+      lastGood = cfg;
       root.dataset.resultQuery = serialize(cfg, schema);
       if (counters.runResults === 0) performance.mark('attnscale:first-result');
       counters.runResults += 1;
       publishCounters();
       flushBackground();
     },
-    onSweepPoint: (scale, p) => each('sweepPoint', scale, p),
+    onSweepPoints(points, m) {
+      each('sweepPoints', points);
+      // When the sweep Worker started this job, after it was asked (the stale work before it).
+      root.dataset.sweepTiming = `${m.sentAt.toFixed(1)},${m.startedAt.toFixed(1)}`;
+    },
     onSweepDone: () => each('sweepDone'),
     onVariantPoint: (i, p) => each('variantPoint', i, p),
     onVariantsDone: () => each('variantsDone'),
     onError(m) {
+      if (m.memory) { outOfMemory(m); return; }
       if (m.kind !== 'run') {
         showNotices([`The ${m.kind} computation failed: ${m.message}`], 'error');
+        if (m.kind === 'sweep') each('sweepFailed', `The sweep stopped: ${m.message}`);
         return;
       }
       // The engine is the final judge of a config. Reset the field it names (or everything).
@@ -143,6 +150,25 @@ export async function createApp({
       set(reset, { force: true });
     },
   });
+
+  // The engine could not get the memory a request needs: say which setting, keep the charts of the
+  // last one that worked (a failed run: back to that setting; a failed sweep: its curves stay).
+  let lastGood = null;
+  const size = (c) => `T = ${c.seqLen}, d_k = ${c.dk}`;
+  function outOfMemory(m) {
+    const why = 'needs more memory than this browser gives the engine';
+    if (m.kind === 'run') {
+      const failed = m.cfg ?? config;
+      const back = lastGood && !sameConfig(lastGood, failed, schema) ? lastGood : { ...config, seqLen: defaults.seqLen, dk: defaults.dk };
+      showNotices([`The setting ${size(failed)} ${why}. The charts show ${size(back)}, the last setting that worked; `
+        + 'a smaller T or d_k needs less.'], 'error');
+      set(back, { force: true, base: back });
+      return;
+    }
+    const what = m.kind === 'sweep' ? `The d_k sweep at T = ${config.seqLen} (up to d_k = ${dks[dks.length - 1]})` : `The softmax variants at ${size(config)}`;
+    showNotices([`${what} ${why}. The charts keep what was computed before.`], 'error');
+    if (m.kind === 'sweep') each('sweepFailed', `${what} ${why}; the curves drawn are the last that could be computed.`);
+  }
 
   // Observable counters (data-* on the root) so tests can check coalescing and sweep reuse.
   const counters = { runRequests: 0, runResults: 0, sweepRequests: 0, variantRequests: 0 };
@@ -196,10 +222,10 @@ export async function createApp({
     if (notices.length) showNotices(notices.map(noticeText));
     if (!force && config && sameConfig(next, config, schema)) { controls?.update(config); return false; }
     config = next;
+    compute(); // first: the Worker computes while this thread updates the controls and the URL
     controls?.update(config);
     markPreset();
     publish();
-    compute();
     return true;
   }
 
@@ -235,12 +261,13 @@ export async function createApp({
     });
     presetsEl.append(list, presetNote);
   }
+  let presetConfigs = null; // each preset's full config (they start from the defaults)
   function markPreset() {
-    PRESETS.forEach((p, i) => {
-      const b = presetButtons[i];
-      if (!b) return;
-      const { config: pc } = applyChange(defaults, p.set, schema, limits);
-      b.setAttribute('aria-pressed', String(sameConfig(pc, config, schema)));
+    if (!presetButtons.length) return;
+    presetConfigs ??= PRESETS.map((p) => applyChange(defaults, p.set, schema, limits).config);
+    presetButtons.forEach((b, i) => {
+      const pressed = String(sameConfig(presetConfigs[i], config, schema));
+      if (b.getAttribute('aria-pressed') !== pressed) b.setAttribute('aria-pressed', pressed);
     });
   }
 

@@ -63,6 +63,9 @@ export function mountControls(container, { schema, limits = PAGE_LIMITS, idPrefi
     const fs = h('fieldset', { class: `control-group group-${g.id}` }, h('legend', { text: g.title }));
     for (const n of names) {
       const w = makeWidget(byName.get(n));
+      // What the widget last showed; any input by the reader makes it unknown (rewrite next time).
+      w.shown = null;
+      for (const type of ['input', 'change']) w.el.addEventListener(type, () => { w.shown = null; }, true);
       widgets.push(w);
       fs.append(w.el);
     }
@@ -208,7 +211,16 @@ export function mountControls(container, { schema, limits = PAGE_LIMITS, idPrefi
     root,
     update(c) {
       config = c;
-      for (const w of widgets) w.set(c);
+      // Only the widgets whose value, range, state or focus changed: a slider move rewrites one
+      // widget, not every input's attributes (each write costs style and layout work).
+      for (const w of widgets) {
+        const { f } = w;
+        const active = w.el.getRootNode().activeElement;
+        const shown = JSON.stringify([c[f.name], bounds(f, c, limits), UI[f.name]?.enabledWhen?.(c) ?? true, !!active && w.el.contains(active)]);
+        if (shown === w.shown) continue;
+        w.shown = shown;
+        w.set(c);
+      }
     },
     destroy() { root.remove(); },
   };

@@ -1,9 +1,10 @@
 // Client of the compute Workers, shared by every session in this JS realm: the page, and later
 // several embedded components, each open their own session.
 //
-// Two Workers, one engine each: a foreground one for the current setting, a background one for
-// sweeps and variants. A sweep point at large T and d_k can take seconds; with its own Worker it
-// never delays the answer to a slider move (and the two use both cores).
+// Workers, one engine each: a foreground one for the current setting, and background ones for
+// sweeps and variants (sweep-pool.js): a sweep's d_k points are split over up to 4 sweep Workers
+// (one per spare core; ?sweepWorkers=N in the page's URL forces N, for tests). A sweep at large T
+// and d_k takes seconds; in Workers of their own it never delays the answer to a slider move.
 //
 // Coalescing: a session has at most one run in flight. While one is computing, newer requests
 // overwrite a single pending slot; when the result arrives it is delivered (the screen follows
@@ -14,6 +15,8 @@ import workerUrl from './worker.js?worker&url';
 import { createMainThreadWorker } from './main-thread-worker.js';
 import { hasWebAssembly, NO_WEBASSEMBLY } from './support.js';
 import { watchWorkerPolicy, blobShimSource } from './worker-policy.js';
+import { createSweepPool } from './sweep-pool.js';
+import { sweepWorkerCount } from './compute/sweep-partition.js';
 
 let shared = null;
 
@@ -41,7 +44,7 @@ const defaultWorker = () => startModuleWorker();
  * (blocked by a policy such as CSP `worker-src`, its script not loadable) → the engine runs on this
  * thread instead (`mode: 'main-thread'`; see resilientWorker).
  */
-export function getEngineClient({ createWorker = defaultWorker, background = true } = {}) {
+export function getEngineClient({ createWorker = defaultWorker, background = true, sweepWorkers = sweepWorkersFromUrl() } = {}) {
   if (shared) return shared;
   if (!hasWebAssembly()) {
     shared = unavailableClient(NO_WEBASSEMBLY);
@@ -50,10 +53,16 @@ export function getEngineClient({ createWorker = defaultWorker, background = tru
   // A host policy that refuses the Worker: remembered, so the notice can name the directive.
   const policy = watchWorkerPolicy(new URL(workerUrl || import.meta.url, import.meta.url).href);
   const make = () => resilientWorker(createWorker, policy.note);
-  shared = createEngineClient(make(), background ? make : null);
+  shared = createEngineClient(make(), background ? make : null, { sweepWorkers });
   Object.defineProperty(shared, 'workerRefusal', { get: () => policy.refusal, enumerable: true });
   if (mainThread) shared.mode = 'main-thread';
   return shared;
+}
+
+/** Sweep Workers: ?sweepWorkers=1..4 in the page's URL (a debug knob, see README), else by cores. */
+function sweepWorkersFromUrl() {
+  const search = globalThis.location?.search ?? '';
+  return sweepWorkerCount(new URLSearchParams(search).get('sweepWorkers'));
 }
 
 // The engine on the page's thread, once any Worker has failed: one instance (main-thread-worker.js),
@@ -119,6 +128,8 @@ function resilientWorker(create, notePolicy = () => {}) {
       target.postMessage(m, transfer);
     },
     addEventListener(type, fn) { listeners[type]?.add(fn); },
+    /** Runs on the page's thread (several wrappers may share that one engine). */
+    get onMainThread() { return target === mainThread; },
   };
 }
 
@@ -141,11 +152,12 @@ function readyOf(worker) {
 }
 
 /**
- * createEngineClient(fgWorker, createBackground?) — the background Worker is created only after
- * the foreground one has delivered its first result, so the two do not compete for the CPU
- * while the page draws its first chart; background messages sent before that are queued.
+ * createEngineClient(fgWorker, createBackground?, { sweepWorkers }) — the background Workers are
+ * created only after the foreground one has delivered its first result, so that they do not
+ * compete for the CPU while the page draws its first chart; background messages sent before
+ * that are queued. Without `createBackground`, the foreground Worker does everything.
  */
-export function createEngineClient(fg, createBackground = null) {
+export function createEngineClient(fg, createBackground = null, { sweepWorkers = 1 } = {}) {
   const sessions = new Map();
   let nextSession = 1;
   const ready = readyOf(fg);
@@ -154,25 +166,15 @@ export function createEngineClient(fg, createBackground = null) {
     if (m && m.session !== undefined) sessions.get(m.session)?.receive(m);
   };
   fg.addEventListener('message', route);
-  let bgWorker = createBackground ? null : fg;
-  const queued = [];
-  const back = {
-    postMessage(m) {
-      if (bgWorker) bgWorker.postMessage(m);
-      else queued.push(m);
-    },
-  };
-  function startBackground() {
-    if (bgWorker) return;
-    bgWorker = createBackground();
-    bgWorker.addEventListener('message', route);
-    const fail = (message) => { for (const sess of sessions.values()) sess.fail('sweep', message); };
-    bgWorker.addEventListener('error', (e) => fail(e.message || 'the background compute worker failed'));
-    bgWorker.addEventListener('message', (e) => { if (e.data?.type === 'fatal') fail(e.data.message); });
-    for (const m of queued.splice(0)) bgWorker.postMessage(m);
-  }
+  const pool = createSweepPool({
+    create: createBackground,
+    count: sweepWorkers,
+    shared: createBackground ? null : fg,
+    route,
+    onFail: (message) => { for (const sess of sessions.values()) sess.fail('sweep', message); },
+  });
   fg.addEventListener('message', (e) => {
-    if (e.data?.type === 'run' || e.data?.type === 'error') startBackground();
+    if (e.data?.type === 'run' || e.data?.type === 'error') pool.start();
   });
   ready.catch(() => {});
 
@@ -227,7 +229,9 @@ export function createEngineClient(fg, createBackground = null) {
     let inFlight = null; // { id, cfg }
     let pending = null; // cfg
     const jobIds = { sweep: 0, variants: 0 };
-    const h = { onRun() {}, onSweepPoint() {}, onSweepDone() {}, onVariantPoint() {}, onVariantsDone() {}, onError() {}, ...handlers };
+    let sweepPartsLeft = 0; // parts of the current sweep not yet done (one per sweep Worker)
+    let failedJob = 0;
+    const h = { onRun() {}, onSweepPoints() {}, onSweepDone() {}, onVariantPoint() {}, onVariantsDone() {}, onError() {}, ...handlers };
 
     const sendRun = (cfg) => {
       inFlight = { id: ++seq, cfg };
@@ -246,22 +250,22 @@ export function createEngineClient(fg, createBackground = null) {
       sweep(cfg, dks, scales) {
         const jid = ++seq;
         jobIds.sweep = jid;
-        back.postMessage({ type: 'sweep', session: id, id: jid, cfg, dks: Array.from(dks), scales });
+        sweepPartsLeft = pool.sweep({ type: 'sweep', session: id, id: jid, cfg, dks: Array.from(dks), scales, sentAt: performance.timeOrigin + performance.now() });
         return jid;
       },
       variants(cfg, variants) {
         const jid = ++seq;
         jobIds.variants = jid;
-        back.postMessage({ type: 'variants', session: id, id: jid, cfg, variants });
+        pool.variants({ type: 'variants', session: id, id: jid, cfg, variants });
         return jid;
       },
       cancel(kind) {
         jobIds[kind] = -1;
-        back.postMessage({ type: 'cancel', session: id, kind });
+        pool.broadcast({ type: 'cancel', session: id, kind });
       },
       close() {
         fg.postMessage({ type: 'close', session: id });
-        if (bgWorker !== fg) back.postMessage({ type: 'close', session: id });
+        if (createBackground) pool.broadcast({ type: 'close', session: id });
         sessions.delete(id);
       },
       fail(kind, message) { h.onError({ type: 'error', session: id, kind, name: 'Error', message }); },
@@ -272,7 +276,11 @@ export function createEngineClient(fg, createBackground = null) {
           // falls through
           case 'error':
             if (m.type === 'error' && m.kind !== 'run') {
-              if (m.id === jobIds[m.kind]) h.onError(m);
+              // Once per job (each part of a sweep may report the same failure).
+              if (m.id === jobIds[m.kind] && failedJob !== m.id) {
+                failedJob = m.id;
+                h.onError(m);
+              }
               return;
             }
             if (!inFlight || m.id !== inFlight.id) return;
@@ -285,11 +293,11 @@ export function createEngineClient(fg, createBackground = null) {
               sendRun(cfg);
             }
             return;
-          case 'sweepPoint':
-            if (m.id === jobIds.sweep) h.onSweepPoint(m.scale, m.point, m.id);
+          case 'sweepPoints':
+            if (m.id === jobIds.sweep) h.onSweepPoints(m.points, m);
             return;
           case 'sweepDone':
-            if (m.id === jobIds.sweep) h.onSweepDone(m.id);
+            if (m.id === jobIds.sweep && --sweepPartsLeft === 0) h.onSweepDone(m.id);
             return;
           case 'variantPoint':
             if (m.id === jobIds.variants) h.onVariantPoint(m.index, m.point, m.id);
@@ -305,5 +313,5 @@ export function createEngineClient(fg, createBackground = null) {
     return session;
   }
 
-  return { ready, mode: 'worker', openSession, openTraining, get workers() { return [fg, bgWorker, trainWorker].filter((w, i, a) => w && a.indexOf(w) === i); } };
+  return { ready, mode: 'worker', openSession, openTraining, get workers() { return [fg, ...pool.workers, trainWorker].filter((w, i, a) => w && a.indexOf(w) === i); } };
 }

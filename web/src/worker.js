@@ -1,30 +1,40 @@
-// The compute Worker: owns the one engine instance; the page never computes on its thread.
+// The compute Worker: owns one engine instance; the page never computes on its thread (except in
+// the main-thread fallback, main-thread-worker.js, which runs this same file).
 //
 // Protocol (all messages carry `session`, so several page instances can share this Worker):
-//   in : { type: 'run',   session, id, cfg }                       → out 'run'
-//        { type: 'sweep', session, id, cfg, dks, scales }          → out 'sweepPoint'*, 'sweepDone'
-//        { type: 'variants', session, id, cfg, variants }          → out 'variantPoint'*, 'variantsDone'
-//        { type: 'cancel', session, kind: 'sweep' | 'variants' }
+//   in : { type: 'run',   session, id, cfg, sentAt }                → out 'run'
+//        { type: 'sweep', session, id, cfg, dks, scales, part, sentAt }
+//          → out 'sweepPoints'* { part, dk, points: { [scale]: point }, sentAt, startedAt }, then
+//            'sweepDone' { part }. A page may split one sweep's d_k points into parts (one per
+//            sweep Worker); each part is its own job, keyed by `part`.
+//        { type: 'variants', session, id, cfg, variants }           → out 'variantPoint'*, 'variantsDone'
+//        { type: 'cancel', session, kind: 'sweep' | 'variants' }    (every part of that kind)
 //        { type: 'close', session }
-//        { type: 'train', session, id, tag, op, … }                → out 'train' (same id, op, tag)
+//        { type: 'train', session, id, tag, op, … }                 → out 'train' (same id, op, tag)
 //          op 'create' { cfg, attention? }: a new trainer (engine.train) replaces the session's one
 //          op 'step' { n, attention? }: n steps of every copy → { step, copies, ms, total }
 //          op 'reset' { attention? } | 'attention' | 'delete'
 //          (attention: true adds { attention: { copy: Float32Array(T²) } } of the fixed example)
 //   out: { type: 'ready', info, schema, trainSchema, defaults } once, or { type: 'fatal', message }
-//        { type: 'error', session, id, kind, name, message }
+//        { type: 'error', session, id, kind, name, message, memory, cfg? } — `memory`: the engine
+//        could not get the memory this request needs (the page keeps its last good charts and
+//        says so); `cfg`: the config of a failed run.
 // Scheduling: a single-run request always goes first (the current setting reaches the screen
-// fast); background jobs (sweeps, variants) advance one point at a time and yield to the event
-// loop between points, so a newer request replaces them without waiting for the whole job.
+// fast); a sweep advances in slices of about SLICE_MS (engine.sweepScalesJob keeps its work
+// between slices) and a variants job one run at a time, yielding to the event loop in between, so
+// a cancel or a newer request is seen within one slice. Typed arrays are transferred, not copied.
 import { createEngine } from './engine.js';
 // `self` is the Worker's global scope, or its stand-in on the page's thread (main-thread-worker.js).
 import { workerSelf as self } from './worker-scope.js';
 import { downsampleAttention } from './compute/heatmap.js';
+import { isMemoryFailure, isModuleAbort } from './compute/memory-failure.js';
 
 const HEATMAP_SIDE = 256;
+const SLICE_MS = 20;
 let engine = null;
 const runs = new Map(); // session → latest { id, cfg } not yet computed
-const jobs = new Map(); // `${session}:${kind}` → { session, id, kind, next() }
+const jobs = new Map(); // `${session}:${kind}:${part}` → { session, id, kind, next(), dispose() }
+const pending = []; // requests that came before the engine was ready
 let scheduled = false;
 
 const yieldChannel = new MessageChannel();
@@ -38,8 +48,10 @@ function schedule() {
   yieldChannel.port2.postMessage(0);
 }
 
-function errorOut(session, id, kind, err) {
-  self.postMessage({ type: 'error', session, id, kind, name: err?.name ?? 'Error', message: String(err?.message ?? err) });
+function errorOut(session, id, kind, err, cfg) {
+  const memory = isMemoryFailure(err);
+  self.postMessage({ type: 'error', session, id, kind, name: err?.name ?? 'Error', message: String(err?.message ?? err), memory, cfg });
+  if (isModuleAbort(err)) restartEngine();
 }
 
 /** Plain scalars of a run result (numbers, strings, null) plus the nonFinite counts. */
@@ -59,46 +71,40 @@ function doRun({ session, id, cfg, sentAt }) {
   const startedAt = epoch();
   const r = engine.run(cfg);
   const T = cfg.seqLen ?? engine.defaults().seqLen;
+  // The engine's arrays are the Worker's own copies: they move to the page (transfer), never copied.
   const heat = downsampleAttention(r.attention, T, HEATMAP_SIDE);
   const result = {
     ...scalarsOf(r),
-    histogram: { edges: Float64Array.from(r.histogram.edges), counts: Uint32Array.from(r.histogram.counts) },
-    rawHistogram: { edges: Float64Array.from(r.rawHistogram.edges), counts: Uint32Array.from(r.rawHistogram.counts) },
-    rowEntropy: Float32Array.from(r.rowEntropy),
-    rowMaxWeight: Float32Array.from(r.rowMaxWeight),
-    rowJacobianNorm: Float32Array.from(r.rowJacobianNorm),
+    histogram: r.histogram,
+    rawHistogram: r.rawHistogram,
+    rowEntropy: r.rowEntropy,
+    rowMaxWeight: r.rowMaxWeight,
+    rowJacobianNorm: r.rowJacobianNorm,
     heatmap: heat,
     workerMs: performance.now() - t0,
     // Epoch timestamps (ms) of the request's trip, for the budgets script.
     timing: { sentAt, startedAt, postedAt: epoch() },
   };
-  const transfer = [
-    result.histogram.edges.buffer, result.histogram.counts.buffer, result.rawHistogram.edges.buffer,
-    result.rawHistogram.counts.buffer, result.rowEntropy.buffer, result.rowMaxWeight.buffer,
-    result.rowJacobianNorm.buffer, heat.data.buffer,
-  ];
+  const transfer = [...new Set([
+    r.histogram.edges.buffer, r.histogram.counts.buffer, r.rawHistogram.edges.buffer, r.rawHistogram.counts.buffer,
+    r.rowEntropy.buffer, r.rowMaxWeight.buffer, r.rowJacobianNorm.buffer, heat.data.buffer,
+  ])];
   self.postMessage({ type: 'run', session, id, cfg, result }, transfer);
 }
 
-function sweepJob({ session, id, cfg, dks, scales }) {
-  // One generator per scaling, advanced round-robin so the curves grow side by side.
-  const gens = scales.map((scale) => ({ scale, it: engine.sweepPoints({ ...cfg, scale }, dks), done: false }));
-  let turn = 0;
+function sweepJob({ session, id, cfg, dks, scales, part = 0, sentAt }) {
+  // One job for every scaling: the inputs are sampled and QKᵀ, GVᵀ accumulated once.
+  const job = engine.sweepScalesJob(cfg, dks, scales);
+  const startedAt = epoch();
   return {
     session, id, kind: 'sweep',
     next() {
-      for (let tries = 0; tries < gens.length; tries++) {
-        const g = gens[turn];
-        turn = (turn + 1) % gens.length;
-        if (g.done) continue;
-        const { value, done } = g.it.next();
-        if (done) { g.done = true; continue; }
-        self.postMessage({ type: 'sweepPoint', session, id, scale: g.scale, point: value });
-        return true;
-      }
-      self.postMessage({ type: 'sweepDone', session, id });
-      return false;
+      const { done, value } = job.advance(SLICE_MS);
+      if (value) self.postMessage({ type: 'sweepPoints', session, id, part, dk: value.dk, points: value.points, sentAt, startedAt });
+      if (done) self.postMessage({ type: 'sweepDone', session, id, part });
+      return !done;
     },
+    dispose: () => job.delete(),
   };
 }
 
@@ -116,7 +122,17 @@ function variantsJob({ session, id, cfg, variants }) {
       self.postMessage({ type: 'variantPoint', session, id, index, point: scalarsOf(r) });
       return true;
     },
+    dispose() {},
   };
+}
+
+/** Drops the jobs whose key starts with `prefix`, freeing what they hold in the engine. */
+function dropJobs(prefix) {
+  for (const [key, job] of jobs) {
+    if (!key.startsWith(prefix)) continue;
+    jobs.delete(key);
+    try { job.dispose(); } catch { /* a job of an engine that was restarted */ }
+  }
 }
 
 // Training (the training panel; see web/src/panels/training.js). Requests are kept in order: a
@@ -170,7 +186,7 @@ function step() {
   // 1. The latest single run of each session (oldest session first).
   for (const [session, req] of runs) {
     runs.delete(session);
-    try { doRun(req); } catch (err) { errorOut(session, req.id, 'run', err); }
+    try { doRun(req); } catch (err) { errorOut(session, req.id, 'run', err, req.cfg); }
     schedule();
     return;
   }
@@ -181,12 +197,13 @@ function step() {
     schedule();
     return;
   }
-  // 3. One point of one background job, jobs taken in turn.
+  // 3. One slice of one background job, jobs taken in turn.
   for (const [key, job] of jobs) {
     jobs.delete(key);
     let more = false;
     try { more = job.next(); } catch (err) { errorOut(job.session, job.id, job.kind, err); }
     if (more) jobs.set(key, job); // re-insert at the end: round-robin between jobs
+    else if (engine) { try { job.dispose(); } catch { /* already freed */ } }
     schedule();
     return;
   }
@@ -200,14 +217,18 @@ self.onmessage = (e) => {
       runs.set(m.session, m);
       break;
     case 'sweep':
-    case 'variants':
+    case 'variants': {
       if (!engine) { pending.push(m); return; }
+      const key = `${m.session}:${m.type}:${m.part ?? 0}`;
+      dropJobs(key);
       try {
-        jobs.set(`${m.session}:${m.type}`, m.type === 'sweep' ? sweepJob(m) : variantsJob(m));
+        jobs.set(key, m.type === 'sweep' ? sweepJob(m) : variantsJob(m));
       } catch (err) { errorOut(m.session, m.id, m.type, err); }
       break;
+    }
     case 'cancel':
-      jobs.delete(`${m.session}:${m.kind}`);
+      dropJobs(`${m.session}:${m.kind}:`);
+      for (let i = pending.length - 1; i >= 0; i--) if (pending[i].session === m.session && pending[i].type === m.kind) pending.splice(i, 1);
       break;
     case 'train':
       if (!engine) { pending.push(m); return; }
@@ -215,8 +236,9 @@ self.onmessage = (e) => {
       break;
     case 'close':
       runs.delete(m.session);
-      for (const key of [...jobs.keys()]) if (key.startsWith(`${m.session}:`)) jobs.delete(key);
+      dropJobs(`${m.session}:`);
       for (let i = trainQueue.length - 1; i >= 0; i--) if (trainQueue[i].session === m.session) trainQueue.splice(i, 1);
+      for (let i = pending.length - 1; i >= 0; i--) if (pending[i].session === m.session) pending.splice(i, 1);
       trainers.get(m.session)?.delete();
       trainers.delete(m.session);
       break;
@@ -226,14 +248,35 @@ self.onmessage = (e) => {
   schedule();
 };
 
-const pending = [];
-createEngine().then(
-  (e) => {
+function boot() {
+  return createEngine().then((e) => {
     engine = e;
-    // bootMs: Worker start → engine ready (fetch + compile + instantiate), for the budgets script.
-    self.postMessage({ type: 'ready', info: { ...e.info }, schema: e.schema.map((f) => ({ ...f })), trainSchema: e.trainSchema, defaults: e.defaults(), bootMs: performance.now() });
     for (const m of pending.splice(0)) self.onmessage({ data: m });
     schedule();
+    return e;
+  });
+}
+
+/**
+ * After the module aborted (a failed allocation), its heap and stack cannot be trusted: start a
+ * fresh engine. The jobs and trainers of the old one are gone; their sessions are told.
+ */
+function restartEngine() {
+  if (!engine) return;
+  engine = null;
+  for (const [key, job] of jobs) {
+    jobs.delete(key);
+    self.postMessage({ type: 'error', session: job.session, id: job.id, kind: job.kind, name: 'Error', memory: true,
+      message: 'the engine ran out of memory and was restarted, which stopped this computation' });
+  }
+  trainers.clear();
+  boot().catch((err) => self.postMessage({ type: 'fatal', message: String(err?.message ?? err) }));
+}
+
+boot().then(
+  (e) => {
+    // bootMs: Worker start → engine ready (fetch + compile + instantiate), for the budgets script.
+    self.postMessage({ type: 'ready', info: { ...e.info }, schema: e.schema.map((f) => ({ ...f })), trainSchema: e.trainSchema, defaults: e.defaults(), bootMs: performance.now() });
   },
   (err) => self.postMessage({ type: 'fatal', message: String(err?.message ?? err) }),
 );

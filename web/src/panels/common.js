@@ -21,6 +21,21 @@ export function readPalette(el) {
   return p;
 }
 
+// The charts under one root (the document, or a component's shadow root) share their colours:
+// reading them costs a style recalculation, so a batch of chart draws (one update, drawn in the
+// same microtask checkpoint) reads them once per root, and the next batch reads them afresh.
+const palettes = new Map();
+function sharedPalette(el) {
+  const root = el.getRootNode();
+  let p = palettes.get(root);
+  if (!p) {
+    if (!palettes.size) queueMicrotask(() => palettes.clear());
+    p = readPalette(el);
+    palettes.set(root, p);
+  }
+  return p;
+}
+
 export const scaleColorKey = (scale) => (typeof scale === 'number' ? 'custom' : scale);
 
 /** Colour with alpha, from a #rrggbb or #rgb CSS value. */
@@ -142,7 +157,8 @@ export function panelFrame(el, { name, title, description, legend = [], readouts
     setStats(result) {
       for (const [stat, { dd, r }] of stats) {
         const v = stat.split('.').reduce((o, k) => (o == null ? undefined : o[k]), result);
-        dd.textContent = r.format ? r.format(v, result) : fmt(v);
+        const text = r.format ? r.format(v, result) : fmt(v);
+        if (dd.textContent !== text) dd.textContent = text; // unchanged text: no relayout
       }
     },
   };
@@ -159,9 +175,12 @@ function setLegend(ul, items) {
 
 /**
  * A uPlot filling the width of `host`, height from an aspect ratio, redrawn on resize and theme
- * change. `makeOpts()` returns uPlot options without width/height.
+ * change. `makeOpts()` returns uPlot options without width/height. `onDraw(u)` paints a layer on
+ * top (a marker, an image); with `layerOnly`, a copy of the chart as uPlot drew it is kept, so that
+ * redrawLayer() repaints that copy and the layer alone: the same pixels as a full draw, without
+ * drawing the axes and the series again (a slider move changes only the layer).
  */
-export function createChart(host, { label, makeOpts, data, aspect = 0.5, minH = 190, maxH = 340, maxW = Infinity, onDraw }) {
+export function createChart(host, { label, makeOpts, data, aspect = 0.5, minH = 190, maxH = 340, maxW = Infinity, onDraw, layerOnly = false }) {
   const box = h('div', { class: 'chart', role: 'img', 'aria-label': label });
   host.append(box);
   const size = () => {
@@ -171,8 +190,18 @@ export function createChart(host, { label, makeOpts, data, aspect = 0.5, minH = 
   };
   const opts = makeOpts();
   opts.hooks = opts.hooks ?? {};
-  opts.hooks.drawClear = [(u) => { u.pal = readPalette(box); }, ...(opts.hooks.drawClear ?? [])];
-  if (onDraw) opts.hooks.draw = [...(opts.hooks.draw ?? []), onDraw];
+  opts.hooks.drawClear = [(u) => { u.pal = sharedPalette(box); }, ...(opts.hooks.drawClear ?? [])];
+  let base = null; // the canvas before onDraw's layer
+  const keepBase = (u) => {
+    const can = u.ctx.canvas;
+    if (!base || base.width !== can.width || base.height !== can.height) {
+      base = document.createElement('canvas');
+      base.width = can.width;
+      base.height = can.height;
+    }
+    copyPixels(base.getContext('2d'), can);
+  };
+  if (onDraw) opts.hooks.draw = [...(opts.hooks.draw ?? []), ...(layerOnly ? [keepBase] : []), onDraw];
   const u = new uPlot({ legend: { show: false }, cursor: { show: false }, ...opts, ...size() }, data, box);
   u.pal = readPalette(box);
   let lastW = 0;
@@ -185,11 +214,27 @@ export function createChart(host, { label, makeOpts, data, aspect = 0.5, minH = 
     u, box,
     setData(d, resetScales = true) { u.setData(d, resetScales); },
     redraw() { u.redraw(false, true); },
+    /** Repaint only onDraw's layer (the data, the size and the theme are as last drawn). */
+    redrawLayer() {
+      const can = u.ctx.canvas;
+      if (!base || base.width !== can.width || base.height !== can.height) { u.redraw(false, false); return; }
+      copyPixels(u.ctx, base);
+      onDraw(u);
+    },
     destroy() { ro.disconnect(); u.destroy(); box.remove(); },
   };
 }
 
-/** Vertical marker lines with a label, drawn inside the plot area of `u` (in a draw hook). */
+/** Replaces every pixel of ctx's canvas by those of `from` (same size): an exact copy. */
+function copyPixels(ctx, from) {
+  ctx.save();
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.globalCompositeOperation = 'copy';
+  ctx.globalAlpha = 1;
+  ctx.drawImage(from, 0, 0);
+  ctx.restore();
+}
+
 /** Paints a cell image (one pixel per cell) over the plot area, unsmoothed: the heatmaps. */
 export function drawImageInPlot(u, image) {
   const { ctx: c, bbox } = u;
@@ -199,6 +244,7 @@ export function drawImageInPlot(u, image) {
   c.restore();
 }
 
+/** Vertical marker lines with a label, drawn inside the plot area of `u` (in a draw hook). */
 export function drawVLine(u, x, { color, dash = [], label, width = 1.5, labelRow = 0 }) {
   const xs = u.scales.x;
   if (!(x >= xs.min && x <= xs.max)) return false;

@@ -3,15 +3,15 @@
 //  (b) RMS gradient reaching Q and K vs d_k, three scalings;
 //  (c) every row of the current setting, sorted by its Jacobian norm, with the mean and median:
 //      the honest view — a mean can sit well above what most rows get.
-import { panelFrame, createChart, log2Axis, logYAxis, axis, drawVLine, drawDot, createSweepStore, gapText, SWEEP_SCALES, SCALE_NAMES, scaleColorKey, alpha } from './common.js';
+import { panelFrame, createChart, log2Axis, logYAxis, axis, gapText, SWEEP_SCALES, SCALE_NAMES, scaleColorKey, alpha } from './common.js';
+import { createSweepCharts } from './sweep-chart.js';
 import { uPlot } from './common.js';
 import { fmt, scaleLabel } from '../format.js';
 
 export const meta = { name: 'gradients', title: 'Gradient health', sweep: true };
 
 export function mount(el, ctx = {}) {
-  const store = createSweepStore(SWEEP_SCALES);
-  let cfg = null, result = null, total = 0, sorted = null;
+  let cfg = null, result = null, sorted = null;
   const frame = panelFrame(el, {
     name: 'gradients',
     title: 'Gradient health',
@@ -44,36 +44,37 @@ export function mount(el, ctx = {}) {
     },
   });
 
-  const sweepSeries = (a, b) => {
-    const s = [{}];
-    for (const k of SWEEP_SCALES) s.push({ label: `${k} ${a}`, stroke: (u) => u.pal[k], width: 2, points: { show: true, size: 5, fill: (u) => u.pal[k] } });
-    for (const k of SWEEP_SCALES) s.push({ label: `${k} ${b}`, stroke: (u) => u.pal[k], width: 1.5, dash: [7, 4], points: { show: false } });
-    return s;
-  };
-  const empty = (n) => [[1, 4096], ...Array.from({ length: n }, () => [null, null])];
-  const marker = (field) => (u) => {
-    if (!cfg || !result) return;
-    drawVLine(u, cfg.dk, { color: u.pal.current, dash: [2, 3], label: `d_k = ${cfg.dk}` });
-    drawDot(u, cfg.dk, result[field], { color: u.pal[scaleColorKey(cfg.scale)] });
-    if (store.count()) ctx.onDrawn?.('gradients');
-  };
+  const sweep = createSweepCharts(el, frame, {
+    name: 'gradients',
+    onDrawn: (n) => ctx.onDrawn?.(n),
+    onChange: () => { frame.gaps.textContent = gapText(store.nonFiniteScales((p) => p.jacobianNormMedian)); },
+  });
+  const { store } = sweep;
+  const logLog = () => ({ x: { time: false, distr: 3, log: 2 }, y: { distr: 3, log: 10 } });
+  // Solid with points, and dashed: two measures per scaling on one chart.
+  const pair = (a, b) => [
+    { name: a.name, value: a.value, positive: true, width: 2, points: true },
+    { name: b.name, value: b.value, positive: true, width: 1.5, dash: [7, 4] },
+  ];
 
   const sub = (title) => { const d = document.createElement('h4'); d.className = 'subchart'; d.textContent = title; frame.body.append(d); };
   sub('Softmax Jacobian norm per row vs d_k (median solid, mean dashed)');
-  const jac = createChart(frame.body, {
+  const jac = sweep.chart(frame.body, {
     label: 'Median and mean softmax Jacobian norm per row against d_k for three scalings',
     aspect: 0.45,
-    makeOpts: () => ({ scales: { x: { time: false, distr: 3, log: 2 }, y: { distr: 3, log: 10 } }, axes: [log2Axis('d_k'), logYAxis('‖J‖ per row')], series: sweepSeries('median', 'mean') }),
-    data: empty(6),
-    onDraw: marker('jacobianNormMedian'),
+    scales: logLog(),
+    axes: [log2Axis('d_k'), logYAxis('‖J‖ per row')],
+    layers: pair({ name: 'median', value: (p) => p.jacobianNormMedian }, { name: 'mean', value: (p) => p.jacobianNormMean }),
+    marker: { field: 'jacobianNormMedian' },
   });
   sub('RMS gradient reaching Q (solid) and K (dashed) vs d_k');
-  const grad = createChart(frame.body, {
+  const grad = sweep.chart(frame.body, {
     label: 'Root-mean-square gradient to Q and to K against d_k for three scalings',
     aspect: 0.45,
-    makeOpts: () => ({ scales: { x: { time: false, distr: 3, log: 2 }, y: { distr: 3, log: 10 } }, axes: [log2Axis('d_k'), logYAxis('RMS gradient')], series: sweepSeries('dL/dQ', 'dL/dK') }),
-    data: empty(6),
-    onDraw: marker('gradNormQ'),
+    scales: logLog(),
+    axes: [log2Axis('d_k'), logYAxis('RMS gradient')],
+    layers: pair({ name: 'dL/dQ', value: (p) => p.gradNormQ }, { name: 'dL/dK', value: (p) => p.gradNormK }),
+    marker: { field: 'gradNormQ' },
   });
   sub('Every row of the current setting, sorted by its Jacobian norm');
   const rows = createChart(frame.body, {
@@ -121,25 +122,6 @@ export function mount(el, ctx = {}) {
     },
   });
 
-  function drawSweeps() {
-    const dks = store.dks();
-    if (!dks.length) return;
-    const a = [dks], b = [dks];
-    for (const s of SWEEP_SCALES) a.push(store.column(s, dks, (p) => p.jacobianNormMedian, { positive: true }));
-    for (const s of SWEEP_SCALES) a.push(store.column(s, dks, (p) => p.jacobianNormMean, { positive: true }));
-    for (const s of SWEEP_SCALES) b.push(store.column(s, dks, (p) => p.gradNormQ, { positive: true }));
-    for (const s of SWEEP_SCALES) b.push(store.column(s, dks, (p) => p.gradNormK, { positive: true }));
-    jac.setData(a);
-    grad.setData(b);
-    frame.gaps.textContent = gapText(store.nonFiniteScales((p) => p.jacobianNormMedian));
-  }
-
-  function progress() {
-    const n = store.stale ? 0 : store.count();
-    frame.status.textContent = n < total ? `Sweep: ${n} of ${total} points computed…` : '';
-    el.classList.toggle('is-stale', store.stale);
-  }
-
   return {
     update(r, c) {
       result = r;
@@ -154,21 +136,20 @@ export function mount(el, ctx = {}) {
       if (!Number.isFinite(r.jacobianNormMean)) {
         frame.caption.textContent = 'Current setting: the weights contain NaN or infinite values, so the Jacobian norms are undefined (non-finite rows are drawn as 0; see the precision panel).';
         frame.setSummary(`Gradient health at d_k = ${c.dk}: the weights contain NaN or infinite values, so the Jacobian norms are undefined.`);
-        jac.redraw();
-        grad.redraw();
+        sweep.setCurrent(r, c);
         return;
       }
       frame.setSummary(`Gradient health at d_k = ${c.dk}, scaling ${scaleLabel(c.scale)}: softmax Jacobian norm ${fmt(r.jacobianNormMedian, 3)} for the median row, `
         + `${fmt(r.jacobianNormMean, 3)} on average; ${fmt(100 * r.saturatedFraction, 3)}% of rows saturated; RMS gradient to Q ${fmt(r.gradNormQ, 3)}, to K ${fmt(r.gradNormK, 3)}.`);
       frame.caption.textContent = `Current setting: ${below} of ${T} rows (${fmt((100 * below) / T, 3)}%) have a Jacobian norm below the mean ${fmt(r.jacobianNormMean, 3)}; `
         + `the median row has ${fmt(r.jacobianNormMedian, 3)}. ${fmt(100 * r.saturatedFraction, 3)}% of rows are saturated.`;
-      jac.redraw();
-      grad.redraw();
+      sweep.setCurrent(r, c);
     },
-    sweepReset(n) { total = n; store.reset(); progress(); },
-    sweepPoint(scale, p) { store.add(scale, p); drawSweeps(); progress(); },
-    sweepDone() { progress(); },
-    redraw: () => { jac.redraw(); grad.redraw(); rows.redraw(); },
-    destroy: () => { jac.destroy(); grad.destroy(); rows.destroy(); },
+    sweepReset: sweep.sweepReset,
+    sweepPoints: sweep.sweepPoints,
+    sweepDone: sweep.sweepDone,
+    sweepFailed: sweep.failed,
+    redraw: () => { sweep.redraw(); rows.redraw(); },
+    destroy: () => { sweep.destroy(); rows.destroy(); },
   };
 }

@@ -18,7 +18,22 @@ export function rampRgb(t) {
   const a = STOPS[i], b = STOPS[i + 1];
   return [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f];
 }
-export const tOf = (p) => (Math.log10(Math.max(p, FLOOR)) - Math.log10(FLOOR)) / -Math.log10(FLOOR);
+
+/**
+ * rampRgb(t) written to the pixel bytes out[o], out[o + 1], out[o + 2] of an ImageData: no array
+ * per pixel. Only ever called with a Uint8ClampedArray, which keeps its element stores fast.
+ */
+function rampInto(out, o, t) {
+  const x = Math.min(1, Math.max(0, t)) * (STOPS.length - 1);
+  const i = Math.min(STOPS.length - 2, Math.floor(x));
+  const f = x - i;
+  const a = STOPS[i], b = STOPS[i + 1];
+  out[o] = a[0] + (b[0] - a[0]) * f;
+  out[o + 1] = a[1] + (b[1] - a[1]) * f;
+  out[o + 2] = a[2] + (b[2] - a[2]) * f;
+}
+const LOG_FLOOR = Math.log10(FLOOR); // once, not per cell (the same value every time)
+export const tOf = (p) => (Math.log10(Math.max(p, FLOOR)) - LOG_FLOOR) / -LOG_FLOOR;
 
 function cssRgb(color) {
   const m = /^#([0-9a-f]{6})$/i.exec(color);
@@ -60,6 +75,7 @@ export function mount(el, ctx = {}) {
 
   const chart = createChart(frame.body, {
     label: 'Heatmap of attention weights, queries down, keys across',
+    layerOnly: true,
     aspect: (w) => w - 10, // square plot area (y axis 50 px wide, x axis 40 px tall)
     minH: 200,
     maxH: 560,
@@ -134,8 +150,12 @@ export function mount(el, ctx = {}) {
     for (let i = 0; i < data.length; i++) {
       const v = data[i];
       const row = (i / side) | 0, col = i - row * side;
-      const rgb = causal && col > row ? masked : !Number.isFinite(v) ? nonFin : rampRgb(tOf(v));
-      px[4 * i] = rgb[0]; px[4 * i + 1] = rgb[1]; px[4 * i + 2] = rgb[2]; px[4 * i + 3] = 255;
+      const o = 4 * i;
+      if ((causal && col > row) || !Number.isFinite(v)) {
+        const rgb = causal && col > row ? masked : nonFin;
+        px[o] = rgb[0]; px[o + 1] = rgb[1]; px[o + 2] = rgb[2];
+      } else rampInto(px, o, tOf(v));
+      px[o + 3] = 255;
     }
     c.putImageData(img, 0, 0);
   }
@@ -150,7 +170,9 @@ export function mount(el, ctx = {}) {
       frame.caption.textContent = block > 1
         ? `T = ${c.seqLen} is shown as ${side}×${side} cells; each cell shows the largest weight of its ${block}×${block} block (a cell is non-finite if any weight in it is).`
         : `All ${c.seqLen}×${c.seqLen} weights, one cell each.`;
-      chart.setData([[0, c.seqLen], [0, c.seqLen]]);
+      // Same T: same axes, only the image changed.
+      if (chart.u.data[0][1] === c.seqLen) chart.redrawLayer();
+      else chart.setData([[0, c.seqLen], [0, c.seqLen]]);
       const bad = r.nonFinite?.weights ?? 0;
       frame.setSummary(`Attention weights, ${c.seqLen} × ${c.seqLen}, at d_k = ${c.dk} with scaling ${scaleLabel(c.scale)}${c.causal ? ', causal mask' : ''}: `
         + `a row's largest weight averages ${fmt(r.maxWeight, 3)}; ${fmt(100 * r.saturatedFraction, 3)}% of rows put more than 0.99 on one key`

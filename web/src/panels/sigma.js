@@ -1,14 +1,14 @@
 // Chart 2 — σ of the logits fed to the softmax vs d_k (log–log) for the three scalings, measured
 // (solid, points) and theory (dashed: the engine's rawLogitStdTheory × scale factor, which follows
 // the mean/std/correlation the reader sets). The current setting is marked.
-import { panelFrame, createChart, log2Axis, logYAxis, drawVLine, drawDot, createSweepStore, gapText, SWEEP_SCALES, SCALE_NAMES, scaleColorKey } from './common.js';
+import { panelFrame, log2Axis, logYAxis, gapText, SWEEP_SCALES, SCALE_NAMES } from './common.js';
+import { createSweepCharts } from './sweep-chart.js';
 import { fmt, scaleLabel } from '../format.js';
 
 export const meta = { name: 'sigma', title: 'σ of the logits vs d_k', sweep: true };
 
 export function mount(el, ctx = {}) {
-  const store = createSweepStore(SWEEP_SCALES);
-  let cfg = null, result = null, total = 0;
+  let cfg = null, result = null;
   const frame = panelFrame(el, {
     name: 'sigma',
     title: 'σ of the logits vs d_k',
@@ -34,39 +34,23 @@ export function mount(el, ctx = {}) {
     },
   });
 
-  const series = [{}];
-  for (const s of SWEEP_SCALES) {
-    series.push({ label: `${s} measured`, stroke: (u) => u.pal[s], width: 2, points: { show: true, size: 5, fill: (u) => u.pal[s] } });
-  }
-  for (const s of SWEEP_SCALES) {
-    series.push({ label: `${s} theory`, stroke: (u) => u.pal.theory, width: 1.25, dash: [6, 4], points: { show: false } });
-  }
-  const chart = createChart(frame.body, {
-    label: 'Log-log plot of the logit standard deviation against d_k for three scalings',
-    makeOpts: () => ({
-      scales: { x: { time: false, distr: 3, log: 2 }, y: { distr: 3, log: 10 } },
-      axes: [log2Axis('d_k'), logYAxis('σ of logits')],
-      series,
-    }),
-    data: [[1, 4096], ...series.slice(1).map(() => [null, null])],
-    onDraw: (u) => {
-      if (!cfg || !result) return;
-      const color = u.pal[scaleColorKey(cfg.scale)];
-      drawVLine(u, cfg.dk, { color: u.pal.current, dash: [2, 3], label: `d_k = ${cfg.dk}` });
-      drawDot(u, cfg.dk, result.logitStd, { color });
-      if (store.count()) ctx.onDrawn?.('sigma');
-    },
+  const sweep = createSweepCharts(el, frame, {
+    name: 'sigma',
+    onDrawn: (n) => ctx.onDrawn?.(n),
+    onChange: () => { frame.gaps.textContent = gapText(store.nonFiniteScales((p) => p.logitStd)); },
+    onDone: () => summarize(),
   });
-
-  function draw() {
-    const dks = store.dks();
-    if (!dks.length) return;
-    const data = [dks];
-    for (const s of SWEEP_SCALES) data.push(store.column(s, dks, (p) => p.logitStd, { positive: true }));
-    for (const s of SWEEP_SCALES) data.push(store.column(s, dks, (p) => p.rawLogitStdTheory * p.scaleFactor, { positive: true }));
-    chart.setData(data);
-    frame.gaps.textContent = gapText(store.nonFiniteScales((p) => p.logitStd));
-  }
+  const { store } = sweep;
+  const chart = sweep.chart(frame.body, {
+    label: 'Log-log plot of the logit standard deviation against d_k for three scalings',
+    scales: { x: { time: false, distr: 3, log: 2 }, y: { distr: 3, log: 10 } },
+    axes: [log2Axis('d_k'), logYAxis('σ of logits')],
+    layers: [
+      { name: 'measured', value: (p) => p.logitStd, positive: true, width: 2, points: true },
+      { name: 'theory', value: (p) => p.rawLogitStdTheory * p.scaleFactor, positive: true, width: 1.25, dash: [6, 4], color: 'theory' },
+    ],
+    marker: { field: 'logitStd' },
+  });
 
   /** Text alternative: the current σ, and σ at the largest d_k swept for each scaling. */
   function summarize() {
@@ -78,12 +62,6 @@ export function mount(el, ctx = {}) {
       + (ends ? ` At d_k = ${last}: ${ends}.` : ''));
   }
 
-  function progress() {
-    const n = store.stale ? 0 : store.count();
-    frame.status.textContent = n < total ? `Sweep: ${n} of ${total} points computed…` : '';
-    el.classList.toggle('is-stale', store.stale);
-  }
-
   return {
     update(r, c) {
       result = r;
@@ -91,13 +69,14 @@ export function mount(el, ctx = {}) {
       frame.setStats(r);
       frame.caption.textContent = `Current: d_k = ${c.dk}, scaling ${scaleLabel(c.scale)}: σ = ${fmt(r.logitStd, 3)} `
         + `(raw ${fmt(r.rawLogitStd, 3)}, theory ${fmt(r.rawLogitStdTheory, 3)}). Sweep at T = ${c.seqLen}, mean ${c.mean}, std ${c.std}, correlation ${c.correlation}.`;
-      chart.redraw();
+      sweep.setCurrent(r, c);
       summarize();
     },
-    sweepReset(n) { total = n; store.reset(); progress(); },
-    sweepPoint(scale, p) { store.add(scale, p); draw(); progress(); },
-    sweepDone() { progress(); summarize(); },
-    redraw: () => chart.redraw(),
-    destroy: () => chart.destroy(),
+    sweepReset: sweep.sweepReset,
+    sweepPoints: sweep.sweepPoints,
+    sweepDone: sweep.sweepDone,
+    sweepFailed: sweep.failed,
+    redraw: sweep.redraw,
+    destroy: sweep.destroy,
   };
 }

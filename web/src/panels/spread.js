@@ -97,10 +97,11 @@ export function mount(el, ctx = {}) {
   let xRange = [0, 1];
   const currentKey = () => (cfg ? scaleColorKey(cfg.scale) : 'sqrt');
 
+  let legendKey = 'sqrt';
   function update(r, c) {
     result = r;
     cfg = c;
-    frame.setLegend(legendFor(currentKey()));
+    if (currentKey() !== legendKey) frame.setLegend(legendFor((legendKey = currentKey())));
     const raw = r.rawHistogram, sc = r.histogram;
     const xs = [...new Set([...raw.edges, ...sc.edges].filter(Number.isFinite))].sort((a, b) => a - b);
     let lo = xs[0] ?? -1, hi = xs[xs.length - 1] ?? 1;

@@ -1,0 +1,129 @@
+// The page's sweeps (issue 12), in headless Debian chromium against dist/:
+//  - a sweep split over 3 sweep Workers (?sweepWorkers=3) draws exactly what 1 Worker draws:
+//    every readout and every value of the σ, entropy and gradient panels' CSV exports;
+//  - when the engine cannot get the memory a setting needs (WebAssembly.Memory.grow refused above
+//    48 MB, as on a small device), the page says which setting, goes back to the last one that
+//    worked with its charts intact, and the engine keeps working. The engine runs on the page's
+//    thread there (Workers disabled), so that the test can cap the memory of the page's realm.
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startServer, repoRoot } from './serve-dist.js';
+import { launchBrowser, watchErrors, waitForApp, stat } from './browser.js';
+
+const SWEEP_PANELS = ['sigma', 'entropy', 'gradients'];
+// Counts the Workers the page starts (a subclass, so that everything else stays as it is).
+const COUNT_WORKERS = () => {
+  window.__workers = 0;
+  const Base = globalThis.Worker;
+  globalThis.Worker = class extends Base {
+    constructor(...args) { super(...args); window.__workers += 1; }
+  };
+};
+const NO_WORKER = () => {
+  globalThis.Worker = class Worker {
+    constructor() { throw new DOMException('Workers are disabled by policy', 'SecurityError'); }
+  };
+};
+const CAP_MEMORY = () => {
+  const grow = WebAssembly.Memory.prototype.grow;
+  WebAssembly.Memory.prototype.grow = function capped(pages) {
+    if (this.buffer.byteLength + pages * 65536 > 48 * 2 ** 20) throw new RangeError('WebAssembly.Memory.grow(): Maximum memory size exceeded');
+    return grow.call(this, pages);
+  };
+};
+
+let server, browser;
+
+before(async () => {
+  await access(join(repoRoot, 'dist', 'index.html')).catch(() => { throw new Error('dist/ is missing: run `npm run build` first'); });
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function open(query, inits = []) {
+  const page = await browser.newPage({ reducedMotion: 'reduce' });
+  for (const init of inits) await page.addInitScript(init);
+  const errors = watchErrors(page);
+  await page.goto(server.url + query);
+  return { page, errors };
+}
+
+/** The CSV each sweep panel would download, captured where the page clicks its link. */
+async function sweepCsvs(page) {
+  await page.evaluate(() => {
+    window.__files = {};
+    HTMLAnchorElement.prototype.click = function click() {
+      const name = this.download;
+      fetch(this.href).then((r) => r.text()).then((t) => { window.__files[name] = t; });
+    };
+  });
+  const out = {};
+  for (const name of SWEEP_PANELS) {
+    await page.locator(`[data-panel="${name}"]`).getByRole('button', { name: /as CSV/ }).click();
+    await page.waitForFunction((n) => window.__files[`attnscale-${n}.csv`], name);
+    out[name] = await page.evaluate((n) => window.__files[`attnscale-${n}.csv`], name);
+  }
+  return out;
+}
+
+describe('sweeps', { timeout: 300000 }, () => {
+  test('3 sweep Workers draw exactly what 1 draws', async () => {
+    const seen = {};
+    for (const n of [1, 3]) {
+      const { page, errors } = await open(`?seqLen=64&dk=32&scale=none&mean=0.2&sweepWorkers=${n}`, [COUNT_WORKERS]);
+      await waitForApp(page, { timeout: 120000 });
+      seen[n] = {
+        workers: await page.evaluate(() => window.__workers),
+        readouts: await page.$$eval('[data-stat]', (els) => els.map((e) => `${e.dataset.stat}=${e.textContent}`)),
+        csv: await sweepCsvs(page),
+      };
+      assert.deepEqual(errors, []);
+      await page.close();
+    }
+    assert.equal(seen[3].workers - seen[1].workers, 2, `Workers started: ${seen[1].workers} with 1 sweep Worker, ${seen[3].workers} with 3`);
+    for (const name of SWEEP_PANELS) {
+      const rows = seen[1].csv[name].trim().split('\r\n');
+      assert.ok(rows.length >= 1 + 3 * 13, `${name}: ${rows.length} rows`);
+      assert.equal(seen[3].csv[name], seen[1].csv[name], name);
+    }
+    assert.deepEqual(seen[3].readouts, seen[1].readouts);
+  });
+
+  test('a setting the engine has no memory for: a notice naming it, the last good charts, the engine still works', async () => {
+    const { page, errors } = await open('?seqLen=256&dk=64', [NO_WORKER, CAP_MEMORY]);
+    await waitForApp(page, { timeout: 120000 });
+    const before = await stat(page, 'rawLogitStd');
+    const sigmaCsv = (await sweepCsvs(page)).sigma;
+
+    const t = page.locator('[data-field="seqLen"] input[type="number"]');
+    await t.fill('2048');
+    await t.press('Enter');
+    const notice = page.locator('#notices .notice.error', { hasText: 'needs more memory' });
+    await notice.waitFor({ timeout: 120000 });
+    assert.match(await notice.textContent(), /The setting T = 2048, d_k = 64 needs more memory than this browser gives the engine\. The charts show T = 256, d_k = 64, the last setting that worked/);
+    // Back to the last good setting: controls, URL and charts agree.
+    await page.waitForFunction(() => /seqLen=256&/.test(document.getElementById('app').dataset.resultQuery) && /seqLen=256&/.test(location.search));
+    // (the number input keeps what was typed while it has the focus; its slider shows the value used)
+    assert.match(await page.locator('[data-field="seqLen"] input[type="range"]').getAttribute('aria-valuetext'), / 256$/);
+    assert.equal(await stat(page, 'rawLogitStd'), before);
+    assert.equal((await sweepCsvs(page)).sigma, sigmaCsv);
+    for (const name of SWEEP_PANELS) assert.equal(await page.locator(`[data-panel="${name}"]`).getAttribute('data-drawn'), 'true');
+
+    // The engine was restarted: the next change computes as usual.
+    const slider = page.locator('[data-field="dk"] input[type="range"]');
+    await slider.focus();
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(() => /dk=128&/.test(document.getElementById('app').dataset.resultQuery), null, { timeout: 60000 });
+    assert.ok(Math.abs(parseFloat(await stat(page, 'rawLogitStd')) - Math.sqrt(128)) < 0.5);
+    // Emscripten's own report of the abort is the only console message.
+    assert.deepEqual(errors.filter((e) => !/Aborted\(\)/.test(e)), []);
+    await page.close();
+  });
+});
