@@ -8,7 +8,6 @@
 // { set(query) → notices, query() } is read with the page's fields and written back with them.
 import { getEngineClient } from './worker-client.js';
 import { parseQuery, applyChange, serialize, keyOf, sameConfig, noticeText, schemaDefaults, PAGE_LIMITS } from './state.js';
-import { mountControls } from './controls.js';
 import { PANELS } from './panels/index.js';
 import { PRESETS } from './presets.js';
 import { h, uniquePrefix } from './dom.js';
@@ -94,11 +93,13 @@ export async function createApp({
     setConfig: (partial) => set(partial),
     onUrlStateChange: () => { if (config) publish(); },
   });
-  for (const [name, el] of Object.entries(panelEls)) {
-    const mod = PANELS[name];
-    if (!mod || !el) continue;
+  // Each panel's code is fetched in parallel, then mounted in the order given.
+  const wanted = Object.entries(panelEls).filter(([name, el]) => PANELS[name] && el);
+  const mods = await Promise.all(wanted.map(([name]) => PANELS[name].load()));
+  wanted.forEach(([name, el], i) => {
+    const mod = mods[i];
     panels.set(name, { mod, el, api: mod.mount(el, panelCtx(name, el)) });
-  }
+  });
   const wantsSweep = [...panels.values()].some((p) => p.mod.meta.sweep);
   const variants = [...panels.values()].map((p) => p.mod.meta.variants).find(Boolean) ?? null;
   const each = (method, ...args) => { for (const p of panels.values()) p.api[method]?.(...args); };
@@ -242,6 +243,8 @@ export async function createApp({
   // --- controls & presets ---
   const idPrefix = uniquePrefix();
   if (controlsEl) {
+    // Loaded only where controls are shown (an embedded chart usually has none).
+    const { mountControls } = await import('./controls.js');
     controls = mountControls(controlsEl, { schema, limits, idPrefix, fields: controlFields, onChange: (p) => set(p) });
   }
   if (presetsEl) {

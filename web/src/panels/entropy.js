@@ -4,8 +4,9 @@
 import { panelFrame, log2Axis, axis, gapText, SWEEP_SCALES, SCALE_NAMES } from './common.js';
 import { createSweepCharts } from './sweep-chart.js';
 import { fmt, scaleLabel } from '../format.js';
+import { PANEL_META } from './meta.js';
 
-export const meta = { name: 'entropy', title: 'Softmax entropy and saturation vs d_k', sweep: true };
+export const meta = PANEL_META.entropy;
 
 export function mount(el, ctx = {}) {
   let cfg = null, result = null;

@@ -7,8 +7,9 @@ import { panelFrame, createChart, log2Axis, logYAxis, axis, gapText, SWEEP_SCALE
 import { createSweepCharts } from './sweep-chart.js';
 import { uPlot } from './common.js';
 import { fmt, scaleLabel } from '../format.js';
+import { PANEL_META } from './meta.js';
 
-export const meta = { name: 'gradients', title: 'Gradient health', sweep: true };
+export const meta = PANEL_META.gradients;
 
 export function mount(el, ctx = {}) {
   let cfg = null, result = null, sorted = null;

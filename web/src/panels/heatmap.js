@@ -4,8 +4,9 @@
 // colour; masked (exactly zero) weights another. Large T is max-pooled in the Worker.
 import { panelFrame, createChart, axis, drawImageInPlot } from './common.js';
 import { fmt, axisNum, scaleLabel } from '../format.js';
+import { PANEL_META } from './meta.js';
 
-export const meta = { name: 'heatmap', title: 'Attention weights' };
+export const meta = PANEL_META.heatmap;
 
 export const FLOOR = 1e-4; // weights below this (including an underflowed 0) share the darkest colour
 // viridis, 9 stops

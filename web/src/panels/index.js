@@ -1,12 +1,18 @@
 // Registry of the chart panels. Each module exports `meta` and `mount(el, ctx)`; the app (page,
-// web component or embed) mounts any subset of them, in any element.
-import * as spread from './spread.js';
-import * as sigma from './sigma.js';
-import * as entropy from './entropy.js';
-import * as gradients from './gradients.js';
-import * as heatmap from './heatmap.js';
-import * as precision from './precision.js';
-import * as training from './training.js';
+// web component or embed) mounts any subset of them, in any element. A panel's code is loaded
+// only when it is mounted (`load()`), so an embed of one chart does not fetch the others.
+import { PANEL_META } from './meta.js';
 
-export const PANELS = Object.freeze({ spread, sigma, entropy, gradients, heatmap, precision, training });
+const loaders = {
+  spread: () => import('./spread.js'),
+  sigma: () => import('./sigma.js'),
+  entropy: () => import('./entropy.js'),
+  gradients: () => import('./gradients.js'),
+  heatmap: () => import('./heatmap.js'),
+  precision: () => import('./precision.js'),
+  training: () => import('./training.js'),
+};
+
+export const PANELS = Object.freeze(Object.fromEntries(Object.entries(PANEL_META)
+  .map(([name, meta]) => [name, Object.freeze({ meta, load: loaders[name] })])));
 export const PANEL_NAMES = Object.freeze(Object.keys(PANELS));

@@ -6,20 +6,17 @@ import { panelFrame, createChart, axis } from './common.js';
 import { uPlot } from './common.js';
 import { h } from '../dom.js';
 import { fmt } from '../format.js';
+import { PANEL_META, PRECISION_VARIANTS } from './meta.js';
 
 export const STAGES = ['logits', 'exp', 'weights', 'output'];
-export const VARIANTS = Object.freeze([
-  { id: 'naive-nosub', label: 'two-pass, no max subtraction', set: { softmax: 'naive', subtractMax: false } },
-  { id: 'naive-sub', label: 'two-pass, max subtracted', set: { softmax: 'naive', subtractMax: true } },
-  { id: 'online', label: 'online (streaming)', set: { softmax: 'online', subtractMax: true } },
-]);
+export const VARIANTS = PRECISION_VARIANTS;
 const SERIES = [{ key: 'current', label: 'current setting', color: 'current' }, ...VARIANTS.map((v, i) => ({ key: v.id, label: v.label, color: `v${i}` }))];
 const GROUP = SERIES.length + 1; // x slots per stage (one gap)
 
 // The engine reports NaN for the online-vs-two-pass difference when the online softmax is not run.
 const diffText = (v) => (typeof v === 'number' && Number.isNaN(v) ? 'n/a (two-pass)' : fmt(v));
 
-export const meta = { name: 'precision', title: 'Precision: where values stop being finite', variants: VARIANTS.map((v) => v.set) };
+export const meta = PANEL_META.precision;
 
 export function mount(el, ctx = {}) {
   let result = null, cfg = null;

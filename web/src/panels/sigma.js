@@ -4,8 +4,9 @@
 import { panelFrame, log2Axis, logYAxis, gapText, SWEEP_SCALES, SCALE_NAMES } from './common.js';
 import { createSweepCharts } from './sweep-chart.js';
 import { fmt, scaleLabel } from '../format.js';
+import { PANEL_META } from './meta.js';
 
-export const meta = { name: 'sigma', title: 'σ of the logits vs d_k', sweep: true };
+export const meta = PANEL_META.sigma;
 
 export function mount(el, ctx = {}) {
   let cfg = null, result = null;

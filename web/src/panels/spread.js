@@ -4,8 +4,9 @@
 import { panelFrame, createChart, axis, alpha, drawVLine, scaleColorKey } from './common.js';
 import { uPlot } from './common.js';
 import { fmt, scaleLabel } from '../format.js';
+import { PANEL_META } from './meta.js';
 
-export const meta = { name: 'spread', title: 'Logit spread' };
+export const meta = PANEL_META.spread;
 
 function density({ edges, counts }) {
   let n = 0;

@@ -23,8 +23,9 @@ import {
   copyLabel, defaultSettings, coerceSetting, trainerConfig, trainerKey, copiesOf, describeRun, stepReaching, summarize,
   settingsFromQuery, settingsToQuery,
 } from '../train-state.js';
+import { PANEL_META } from './meta.js';
 
-export const meta = { name: 'training', title: 'Training side by side' };
+export const meta = PANEL_META.training;
 
 const CHUNK_MS = 50; // Worker time per chunk (bounds the delay of Pause)
 const MAX_CHUNK = 100;

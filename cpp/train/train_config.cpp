@@ -1,0 +1,182 @@
+// The trainer's settings: validation with messages that name the JS field, the names of copies,
+// optimizers and metrics, and which copies a config trains (see train.hpp). Kept apart from the
+// training loop (train.cpp) because it runs once per trainer: the wasm build compiles it for size.
+#include <algorithm>
+#include <cmath>
+
+#include "config/config.hpp"
+#include "train/train.hpp"
+
+namespace attnscale {
+
+namespace {
+bool finite_in(double x, double lo, double hi) { return std::isfinite(x) && x >= lo && x <= hi; }
+}  // namespace
+
+std::string validate_train_config(const TrainConfig& c) {
+  auto n = [](double x) { return format_number(x); };
+  const long long work = static_cast<long long>(c.dk) * c.seqLen * c.batchSize;
+  if (c.dk < kTrainDkMin || c.dk > kTrainDkMax)
+    return "dk must be an integer in [" + n(kTrainDkMin) + ", " + n(kTrainDkMax) + "], got " +
+           n(c.dk);
+  if (c.seqLen < kTrainSeqLenMin || c.seqLen > kTrainSeqLenMax)
+    return "seqLen must be an integer in [" + n(kTrainSeqLenMin) + ", " + n(kTrainSeqLenMax) +
+           "] for training, got " + n(c.seqLen);
+  if (c.batchSize < kTrainBatchMin || c.batchSize > kTrainBatchMax)
+    return "batchSize must be an integer in [" + n(kTrainBatchMin) + ", " + n(kTrainBatchMax) +
+           "], got " + n(c.batchSize);
+  if (work > kTrainWorkCap)
+    return "dk must satisfy dk * seqLen * batchSize <= " + n(static_cast<double>(kTrainWorkCap)) +
+           " (training cost cap), got " + n(c.dk) + " * " + n(c.seqLen) + " * " + n(c.batchSize) +
+           " = " + n(static_cast<double>(work));
+  if (c.optimizer != Optimizer::sgd && c.optimizer != Optimizer::adam)
+    return "optimizer must be 'adam' or 'sgd'";
+  if (!finite_in(c.learningRate, kTrainLrMin, kTrainLrMax))
+    return "learningRate must be a finite number in [" + n(kTrainLrMin) + ", " + n(kTrainLrMax) +
+           "], got " + n(c.learningRate);
+  if (!finite_in(c.initScale, kTrainInitScaleMin, kTrainInitScaleMax))
+    return "initScale must be a finite number in [" + n(kTrainInitScaleMin) + ", " +
+           n(kTrainInitScaleMax) + "], got " + n(c.initScale);
+  if (static_cast<int>(c.format.precision) < 0 ||
+      static_cast<int>(c.format.precision) > static_cast<int>(Precision::fp8e5m2))
+    return "precision must be one of fp32, bf16, fp16, fp8e4m3, fp8e5m2";
+  if (c.hasCustom && !(std::isfinite(c.customScale) && c.customScale > 0.0 &&
+                       c.customScale <= kTrainCustomScaleMax))
+    return "scale must be a finite number in (0, " + n(kTrainCustomScaleMax) + "], got " +
+           n(c.customScale);
+  if (c.copies.empty()) return "";
+  if (c.hasCustom)
+    return "scale adds a custom copy to the default three; with copies given, list that copy in "
+           "copies instead";
+  if (static_cast<int>(c.copies.size()) > kTrainCopiesMax)
+    return "copies must list 1 to " + n(kTrainCopiesMax) + " copies, got " + n(c.copies.size());
+  for (std::size_t i = 0; i < c.copies.size(); ++i) {
+    if (std::string msg = validate_copy_spec(c.copies[i], "copies[" + std::to_string(i) + "]");
+        !msg.empty())
+      return msg;
+    for (std::size_t j = 0; j < i; ++j)
+      if (c.copies[j].name == c.copies[i].name)
+        return "copies[" + std::to_string(i) + "].name must be unique, got \"" + c.copies[i].name +
+               "\" twice";
+  }
+  return "";
+}
+
+std::string validate_copy_spec(const CopySpec& s, const std::string& where) {
+  auto n = [](double x) { return format_number(x); };
+  const bool nameOk = !s.name.empty() && s.name.size() <= kTrainCopyNameMax &&
+                      std::all_of(s.name.begin(), s.name.end(), [](char ch) {
+                        return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                               (ch >= '0' && ch <= '9') || ch == '_' || ch == '-';
+                      });
+  if (!nameOk)
+    return where + ".name must be 1 to " + n(static_cast<double>(kTrainCopyNameMax)) +
+           " letters, digits, '_' or '-'";
+  if (s.scaleMode == ScaleMode::custom && !(std::isfinite(s.customScale) && s.customScale > 0.0 &&
+                                            s.customScale <= kTrainCustomScaleMax))
+    return where + ".scale must be 'none', 'sqrt', 'linear' or a finite number in (0, " +
+           n(kTrainCustomScaleMax) + "], got " + n(s.customScale);
+  if (!finite_in(s.softcap, 0.0, kTrainSoftcapMax))
+    return where + ".softcap must be a finite number in [0, " + n(kTrainSoftcapMax) +
+           "] (0 = off), got " + n(s.softcap);
+  if (!finite_in(s.lengthScale, 0.0, kTrainLengthScaleMax))
+    return where + ".lengthScale must be a finite number in [0, " + n(kTrainLengthScaleMax) +
+           "] (0 = off), got " + n(s.lengthScale);
+  return "";
+}
+
+const char* copy_name(Copy c) {
+  switch (c) {
+    case Copy::none:
+      return "none";
+    case Copy::sqrt:
+      return "sqrt";
+    case Copy::linear:
+      return "linear";
+    case Copy::custom:
+      return "custom";
+  }
+  return "none";
+}
+
+bool parse_copy(std::string_view name, Copy& out) {
+  for (Copy c : {Copy::none, Copy::sqrt, Copy::linear, Copy::custom})
+    if (name == copy_name(c)) {
+      out = c;
+      return true;
+    }
+  return false;
+}
+
+const char* optimizer_name(Optimizer o) { return o == Optimizer::sgd ? "sgd" : "adam"; }
+
+bool parse_optimizer(std::string_view name, Optimizer& out) {
+  if (name == "sgd") return out = Optimizer::sgd, true;
+  if (name == "adam") return out = Optimizer::adam, true;
+  return false;
+}
+
+const char* train_metric_name(TrainMetric m) {
+  switch (m) {
+    case TrainMetric::loss:
+      return "loss";
+    case TrainMetric::accuracy:
+      return "accuracy";
+    case TrainMetric::entropy:
+      return "entropy";
+    case TrainMetric::saturatedFraction:
+      return "saturatedFraction";
+    case TrainMetric::gradNormWq:
+      return "gradNormWq";
+    case TrainMetric::gradNormWk:
+      return "gradNormWk";
+  }
+  return "loss";
+}
+
+double copy_scale(const TrainConfig& cfg, Copy c) {
+  switch (c) {
+    case Copy::none:
+      return 1.0;
+    case Copy::sqrt:
+      return 1.0 / std::sqrt(static_cast<double>(cfg.dk));
+    case Copy::linear:
+      return 1.0 / static_cast<double>(cfg.dk);
+    case Copy::custom:
+      return cfg.customScale;
+  }
+  return 1.0;
+}
+
+std::vector<CopySpec> resolved_copies(const TrainConfig& cfg) {
+  if (!cfg.copies.empty()) return cfg.copies;
+  std::vector<CopySpec> out;
+  for (Copy c : {Copy::none, Copy::sqrt, Copy::linear, Copy::custom}) {
+    if (c == Copy::custom && !cfg.hasCustom) break;
+    CopySpec s;
+    s.name = copy_name(c);
+    s.scaleMode = c == Copy::none     ? ScaleMode::none
+                  : c == Copy::sqrt   ? ScaleMode::sqrt
+                  : c == Copy::linear ? ScaleMode::linear
+                                      : ScaleMode::custom;
+    s.customScale = cfg.customScale;
+    out.push_back(s);
+  }
+  return out;
+}
+
+double spec_scale(const CopySpec& c, int dk) {
+  switch (c.scaleMode) {
+    case ScaleMode::none:
+      return 1.0;
+    case ScaleMode::sqrt:
+      return 1.0 / std::sqrt(static_cast<double>(dk));
+    case ScaleMode::linear:
+      return 1.0 / static_cast<double>(dk);
+    case ScaleMode::custom:
+      return c.customScale;
+  }
+  return 1.0;
+}
+
+}  // namespace attnscale

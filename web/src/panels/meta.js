@@ -1,0 +1,20 @@
+// What the app needs to know about each chart panel before its code is loaded: title, whether it
+// draws the d_k sweeps, which softmax variants it runs. Each panel module re-exports its entry as
+// `meta`, so this table is the one place these are written.
+
+// The precision panel's reference variants (run on the same inputs as the current setting).
+export const PRECISION_VARIANTS = Object.freeze([
+  { id: 'naive-nosub', label: 'two-pass, no max subtraction', set: { softmax: 'naive', subtractMax: false } },
+  { id: 'naive-sub', label: 'two-pass, max subtracted', set: { softmax: 'naive', subtractMax: true } },
+  { id: 'online', label: 'online (streaming)', set: { softmax: 'online', subtractMax: true } },
+]);
+
+export const PANEL_META = Object.freeze({
+  spread: { name: 'spread', title: 'Logit spread' },
+  sigma: { name: 'sigma', title: 'σ of the logits vs d_k', sweep: true },
+  entropy: { name: 'entropy', title: 'Softmax entropy and saturation vs d_k', sweep: true },
+  gradients: { name: 'gradients', title: 'Gradient health', sweep: true },
+  heatmap: { name: 'heatmap', title: 'Attention weights' },
+  precision: { name: 'precision', title: 'Precision: where values stop being finite', variants: PRECISION_VARIANTS.map((v) => v.set) },
+  training: { name: 'training', title: 'Training side by side' },
+});
