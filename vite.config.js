@@ -82,6 +82,9 @@ const folderBuild = {
     target: 'es2022',
     assetsInlineLimit: 0,
     reportCompressedSize: false,
+    // Modulepreload links in the HTML only: chunks loaded later (a panel, the controls) must not
+    // add <link> elements to a host page at run time.
+    modulePreload: { resolveDependencies: (file, deps, { hostType }) => (hostType === 'html' ? deps : []) },
     rolldownOptions: {
       input: {
         index: here('./web/index.html'),
