@@ -42,7 +42,9 @@ describe('npm package', { timeout: 120000 }, () => {
     const unexpected = files.filter((f) => /^(tests|cpp|build|build-scripts|node_modules|\.github|\.ci)\//.test(f)
       || /\.(html|css|woff2|cpp|hpp)$/.test(f) || f.includes('corpus'));
     assert.deepEqual(unexpected, [], 'no tests, C++ sources, fuzz corpus, page or offline file');
-    assert.ok(pkg.pack.entryCount < 40, `file count ${pkg.pack.entryCount}`);
+    // A coarse guard besides the exact lists above: the component's chunks (one per panel, each
+    // loaded when mounted) and the engine's files, about 40 in all.
+    assert.ok(pkg.pack.entryCount < 50, `file count ${pkg.pack.entryCount}`);
   });
 
   test('package.json: public, exports with a types condition for every entry, metadata', async () => {
