@@ -1,7 +1,7 @@
 // Chart 3 — softmax entropy vs d_k for the three scalings (left axis, nats) with the ceiling
 // ln T (mean ln of visible keys: entropyMax), and on the right axis (0..1) the mean largest weight
 // per row and the fraction of saturated rows.
-import { panelFrame, log2Axis, axis, gapText, SWEEP_SCALES, SCALE_NAMES } from './common.js';
+import { panelFrame, log2Axis, axis, SWEEP_SCALES, SCALE_NAMES } from './common.js';
 import { createSweepCharts } from './sweep-chart.js';
 import { fmt, scaleLabel } from '../format.js';
 import { PANEL_META } from './meta.js';
@@ -40,8 +40,8 @@ export function mount(el, ctx = {}) {
 
   const sweep = createSweepCharts(el, frame, {
     name: 'entropy',
-    onDrawn: (n) => ctx.onDrawn?.(n),
-    onChange: () => { frame.gaps.textContent = gapText(store.nonFiniteScales((p) => p.entropy)); },
+    ctx,
+    gapValue: (p) => p.entropy,
     onDone: () => summarize(),
   });
   const { store } = sweep;

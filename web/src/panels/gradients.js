@@ -3,7 +3,7 @@
 //  (b) RMS gradient reaching Q and K vs d_k, three scalings;
 //  (c) every row of the current setting, sorted by its Jacobian norm, with the mean and median:
 //      the honest view — a mean can sit well above what most rows get.
-import { panelFrame, createChart, log2Axis, logYAxis, axis, gapText, SWEEP_SCALES, SCALE_NAMES, scaleColorKey, alpha } from './common.js';
+import { panelFrame, createChart, log2Axis, logYAxis, axis, SWEEP_SCALES, SCALE_NAMES, scaleColorKey, alpha } from './common.js';
 import { createSweepCharts } from './sweep-chart.js';
 import { uPlot } from './common.js';
 import { fmt, scaleLabel } from '../format.js';
@@ -47,8 +47,8 @@ export function mount(el, ctx = {}) {
 
   const sweep = createSweepCharts(el, frame, {
     name: 'gradients',
-    onDrawn: (n) => ctx.onDrawn?.(n),
-    onChange: () => { frame.gaps.textContent = gapText(store.nonFiniteScales((p) => p.jacobianNormMedian)); },
+    ctx,
+    gapValue: (p) => p.jacobianNormMedian,
   });
   const { store } = sweep;
   const logLog = () => ({ x: { time: false, distr: 3, log: 2 }, y: { distr: 3, log: 10 } });

@@ -1,7 +1,7 @@
 // Chart 2 — σ of the logits fed to the softmax vs d_k (log–log) for the three scalings, measured
 // (solid, points) and theory (dashed: the engine's rawLogitStdTheory × scale factor, which follows
 // the mean/std/correlation the reader sets). The current setting is marked.
-import { panelFrame, log2Axis, logYAxis, gapText, SWEEP_SCALES, SCALE_NAMES } from './common.js';
+import { panelFrame, log2Axis, logYAxis, SWEEP_SCALES, SCALE_NAMES } from './common.js';
 import { createSweepCharts } from './sweep-chart.js';
 import { fmt, scaleLabel } from '../format.js';
 import { PANEL_META } from './meta.js';
@@ -37,8 +37,8 @@ export function mount(el, ctx = {}) {
 
   const sweep = createSweepCharts(el, frame, {
     name: 'sigma',
-    onDrawn: (n) => ctx.onDrawn?.(n),
-    onChange: () => { frame.gaps.textContent = gapText(store.nonFiniteScales((p) => p.logitStd)); },
+    ctx,
+    gapValue: (p) => p.logitStd,
     onDone: () => summarize(),
   });
   const { store } = sweep;

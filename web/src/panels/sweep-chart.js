@@ -1,16 +1,17 @@
 // The part of the σ, entropy and gradient panels that plots a sweep against d_k: the points of the
 // three scalings as they arrive, the panel's progress line and stale mark, and the current
 // setting (a vertical line at its d_k and a dot at its value).
-import { createChart, drawVLine, drawDot, createSweepStore, SWEEP_SCALES, scaleColorKey } from './common.js';
+import { createChart, drawVLine, drawDot, createSweepStore, gapText, SWEEP_SCALES, scaleColorKey } from './common.js';
 
 const pointsStyle = (s) => ({ show: true, size: 5, fill: (u) => u.pal[s] });
 
 /**
- * createSweepCharts(el, frame, { name, onDrawn }) → { chart(host, spec), setCurrent(result, cfg),
- * sweepReset(n), sweepPoints(points), sweepDone(), failed(message), store, … }.
- * `onChange()` (optional) runs after new points are drawn; `onDone()` once the sweep is complete.
+ * createSweepCharts(el, frame, { name, ctx, gapValue, onDone }) → { chart(host, spec),
+ * setCurrent(result, cfg), sweepReset(n), sweepPoints(points), sweepDone(), failed(message), store,
+ * … }. After new points are drawn, the panel's gap line names the scalings whose `gapValue(point)`
+ * is not finite; `ctx.onDrawn(name)` reports a drawn chart; `onDone()` runs once the sweep is complete.
  */
-export function createSweepCharts(el, frame, { name, onDrawn = () => {}, onChange = () => {}, onDone = () => {} }) {
+export function createSweepCharts(el, frame, { name, ctx = {}, gapValue, onDone = () => {} }) {
   const store = createSweepStore(SWEEP_SCALES);
   const charts = [];
   let current = { result: null, cfg: null };
@@ -56,7 +57,7 @@ export function createSweepCharts(el, frame, { name, onDrawn = () => {}, onChang
         if (!cfg || !result) return;
         drawVLine(u, cfg.dk, { color: u.pal.current, dash: [2, 3], label: `d_k = ${cfg.dk}` });
         drawDot(u, cfg.dk, result[marker.field], { color: u.pal[scaleColorKey(cfg.scale)], ...(marker.scale ? { scale: marker.scale } : {}) });
-        if (store.count()) onDrawn(name);
+        if (store.count()) ctx.onDrawn?.(name);
       },
     });
     const columns = (dks) => [
@@ -71,7 +72,7 @@ export function createSweepCharts(el, frame, { name, onDrawn = () => {}, onChang
     const dks = store.dks();
     if (!dks.length) return;
     for (const { c, columns } of charts) c.setData([dks, ...columns(dks)]);
-    onChange();
+    frame.gaps.textContent = gapText(store.nonFiniteScales(gapValue));
   }
 
   return {
