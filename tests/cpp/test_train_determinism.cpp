@@ -145,26 +145,16 @@ TEST(TrainDeterminism, GoldenValuesSharedWithWasm) {
 
 namespace {
 
-attnscale::CopySpec spec(const char* name, attnscale::ScaleMode scale, attnscale::QkNorm norm,
-                         double softcap, double lengthScale) {
-  attnscale::CopySpec s;
-  s.name = name;
-  s.scaleMode = scale;
-  s.qkNorm = norm;
-  s.softcap = softcap;
-  s.lengthScale = lengthScale;
-  return s;
-}
-
-// The five schemes of issue 13's findings (see cpp/train/FINDINGS.md).
+// The five schemes of issue 13's findings (see cpp/train/FINDINGS.md), as CopySpec aggregates:
+// { name, scaleMode, customScale, qkNorm, softcap, lengthScale }.
 std::vector<attnscale::CopySpec> newer_schemes() {
   using attnscale::QkNorm;
   using attnscale::ScaleMode;
-  return {spec("rms", ScaleMode::sqrt, QkNorm::rms, 0, 0),
-          spec("layer", ScaleMode::sqrt, QkNorm::layer, 0, 0),
-          spec("cap5", ScaleMode::none, QkNorm::none, 5, 0),
-          spec("cap50", ScaleMode::none, QkNorm::none, 50, 0),
-          spec("logn", ScaleMode::sqrt, QkNorm::none, 0, 0.43)};
+  return {{"rms", ScaleMode::sqrt, 1.0, QkNorm::rms, 0, 0},
+          {"layer", ScaleMode::sqrt, 1.0, QkNorm::layer, 0, 0},
+          {"cap5", ScaleMode::none, 1.0, QkNorm::none, 5, 0},
+          {"cap50", ScaleMode::none, 1.0, QkNorm::none, 50, 0},
+          {"logn", ScaleMode::sqrt, 1.0, QkNorm::none, 0, 0.43}};
 }
 
 }  // namespace

@@ -21,25 +21,16 @@ using attnscale::QkNorm;
 using attnscale::ScaleMode;
 using attnscale::TrainMetric;
 
-CopySpec spec(const char* name, ScaleMode scale, QkNorm norm, double softcap, double lengthScale) {
-  CopySpec s;
-  s.name = name;
-  s.scaleMode = scale;
-  s.qkNorm = norm;
-  s.softcap = softcap;
-  s.lengthScale = lengthScale;
-  return s;
-}
-
+// { name, scaleMode, customScale, qkNorm, softcap, lengthScale }
 std::vector<CopySpec> all_schemes() {
-  return {spec("none", ScaleMode::none, QkNorm::none, 0, 0),
-          spec("sqrt", ScaleMode::sqrt, QkNorm::none, 0, 0),
-          spec("linear", ScaleMode::linear, QkNorm::none, 0, 0),
-          spec("rms_sqrt", ScaleMode::sqrt, QkNorm::rms, 0, 0),
-          spec("layer_sqrt", ScaleMode::sqrt, QkNorm::layer, 0, 0),
-          spec("none_cap5", ScaleMode::none, QkNorm::none, 5, 0),
-          spec("none_cap50", ScaleMode::none, QkNorm::none, 50, 0),
-          spec("sqrt_logn", ScaleMode::sqrt, QkNorm::none, 0, 0.43)};
+  return {{"none", ScaleMode::none, 1.0, QkNorm::none, 0, 0},
+          {"sqrt", ScaleMode::sqrt, 1.0, QkNorm::none, 0, 0},
+          {"linear", ScaleMode::linear, 1.0, QkNorm::none, 0, 0},
+          {"rms_sqrt", ScaleMode::sqrt, 1.0, QkNorm::rms, 0, 0},
+          {"layer_sqrt", ScaleMode::sqrt, 1.0, QkNorm::layer, 0, 0},
+          {"none_cap5", ScaleMode::none, 1.0, QkNorm::none, 5, 0},
+          {"none_cap50", ScaleMode::none, 1.0, QkNorm::none, 50, 0},
+          {"sqrt_logn", ScaleMode::sqrt, 1.0, QkNorm::none, 0, 0.43}};
 }
 
 struct Outcome {
