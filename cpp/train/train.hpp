@@ -129,14 +129,10 @@ std::string validate_train_config(const TrainConfig& cfg);
 // The same for one copy; `where` names it in the message ("copies[2]").
 std::string validate_copy_spec(const CopySpec& spec, const std::string& where);
 
-const char* copy_name(Copy c);  // "none" | "sqrt" | "linear" | "custom"
-bool parse_copy(std::string_view name, Copy& out);
+const char* copy_name(Copy c);            // "none" | "sqrt" | "linear" | "custom"
 const char* optimizer_name(Optimizer o);  // "sgd" | "adam"
 bool parse_optimizer(std::string_view name, Optimizer& out);
 const char* train_metric_name(TrainMetric m);  // "loss", "accuracy", ... as in the JS API
-
-// Logit multiplier of a copy for a config (custom: cfg.customScale).
-double copy_scale(const TrainConfig& cfg, Copy c);
 
 namespace train {
 struct CopyState;

@@ -99,15 +99,6 @@ const char* copy_name(Copy c) {
   return "none";
 }
 
-bool parse_copy(std::string_view name, Copy& out) {
-  for (Copy c : {Copy::none, Copy::sqrt, Copy::linear, Copy::custom})
-    if (name == copy_name(c)) {
-      out = c;
-      return true;
-    }
-  return false;
-}
-
 const char* optimizer_name(Optimizer o) { return o == Optimizer::sgd ? "sgd" : "adam"; }
 
 bool parse_optimizer(std::string_view name, Optimizer& out) {
@@ -132,20 +123,6 @@ const char* train_metric_name(TrainMetric m) {
       return "gradNormWk";
   }
   return "loss";
-}
-
-double copy_scale(const TrainConfig& cfg, Copy c) {
-  switch (c) {
-    case Copy::none:
-      return 1.0;
-    case Copy::sqrt:
-      return 1.0 / std::sqrt(static_cast<double>(cfg.dk));
-    case Copy::linear:
-      return 1.0 / static_cast<double>(cfg.dk);
-    case Copy::custom:
-      return cfg.customScale;
-  }
-  return 1.0;
 }
 
 std::vector<CopySpec> resolved_copies(const TrainConfig& cfg) {

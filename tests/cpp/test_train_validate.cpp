@@ -78,24 +78,27 @@ TEST(TrainValidate, InvalidConfigGivesInertTrainer) {
 }
 
 TEST(TrainValidate, NamesAndScales) {
-  for (Copy c : {Copy::none, Copy::sqrt, Copy::linear, Copy::custom}) {
-    Copy back;
-    ASSERT_TRUE(attnscale::parse_copy(attnscale::copy_name(c), back));
-    EXPECT_EQ(back, c);
-  }
   attnscale::Optimizer o;
   EXPECT_TRUE(attnscale::parse_optimizer("sgd", o) && o == attnscale::Optimizer::sgd);
   EXPECT_TRUE(attnscale::parse_optimizer("adam", o) && o == attnscale::Optimizer::adam);
   EXPECT_FALSE(attnscale::parse_optimizer("rmsprop", o));
   EXPECT_STREQ(attnscale::train_metric_name(attnscale::TrainMetric::saturatedFraction),
                "saturatedFraction");
+  // The default copies, in output order (custom only with a scale), and their multipliers.
   TrainConfig c;
   c.dk = 16;
+  c.hasCustom = true;
   c.customScale = 3;
-  EXPECT_EQ(attnscale::copy_scale(c, Copy::none), 1.0);
-  EXPECT_EQ(attnscale::copy_scale(c, Copy::sqrt), 0.25);
-  EXPECT_EQ(attnscale::copy_scale(c, Copy::linear), 1.0 / 16);
-  EXPECT_EQ(attnscale::copy_scale(c, Copy::custom), 3.0);
+  const auto copies = attnscale::resolved_copies(c);
+  ASSERT_EQ(copies.size(), 4u);
+  for (Copy k : {Copy::none, Copy::sqrt, Copy::linear, Copy::custom})
+    EXPECT_EQ(copies[static_cast<std::size_t>(k)].name, attnscale::copy_name(k));
+  EXPECT_EQ(attnscale::spec_scale(copies[0], c.dk), 1.0);
+  EXPECT_EQ(attnscale::spec_scale(copies[1], c.dk), 0.25);
+  EXPECT_EQ(attnscale::spec_scale(copies[2], c.dk), 1.0 / 16);
+  EXPECT_EQ(attnscale::spec_scale(copies[3], c.dk), 3.0);
+  c.hasCustom = false;
+  EXPECT_EQ(attnscale::resolved_copies(c).size(), 3u);
 }
 
 TEST(TrainValidate, OutputShapesAndRanges) {
