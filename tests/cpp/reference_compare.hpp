@@ -57,4 +57,31 @@ inline void expect_close_to_reference(const Config& c) {
   EXPECT_LT(worst, 2e-7 * std::sqrt(static_cast<double>(c.dk)) * zmax);
 }
 
+// Central differences of the reference's L(Q, K) = Σ O ⊙ G in double, step 1e-5, at every
+// `stride`-th entry of Q and K: truncation error O(h²) ~ 1e-10, so the analytic gradient must agree
+// to 1e-6 relative (plus 1e-9 absolute for tiny entries).
+inline void expect_reference_gradients_match_finite_differences(const Config& c,
+                                                                std::size_t stride) {
+  const ReferenceInputs in = reference_inputs(c);
+  const ReferenceResult base = reference_run(c, in);
+  auto loss = [&](const ReferenceInputs& x) {
+    const ReferenceResult r = reference_run(c, x);
+    double L = 0;
+    for (std::size_t i = 0; i < r.output.size(); ++i) L += r.output[i] * x.g[i];
+    return L;
+  };
+  const double h = 1e-5;
+  for (std::size_t idx = 0; idx < in.q.size(); idx += stride)
+    for (int which = 0; which < 2; ++which) {
+      ReferenceInputs plus = in, minus = in;
+      (which == 0 ? plus.q : plus.k)[idx] += h;
+      (which == 0 ? minus.q : minus.k)[idx] -= h;
+      const double numeric = (loss(plus) - loss(minus)) / (2 * h);
+      const double analytic = (which == 0 ? base.gradQ : base.gradK)[idx];
+      EXPECT_NEAR(analytic, numeric, 1e-6 * std::fabs(numeric) + 1e-9)
+          << (which ? "K" : "Q") << idx << " qkNorm=" << qk_norm_name(c.qkNorm)
+          << " softcap=" << c.softcap << " lengthScale=" << c.lengthScale;
+    }
+}
+
 }  // namespace attnscale

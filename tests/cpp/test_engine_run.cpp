@@ -7,6 +7,7 @@
 
 #include "config/config.hpp"
 #include "engine/attention_engine.hpp"
+#include "field_values.hpp"
 #include "reference/reference_run.hpp"
 #include "reference_compare.hpp"
 
@@ -35,32 +36,12 @@ TEST(EngineRun, MatchesReferenceWhenTheAssumptionIsBroken) {
   expect_close_to_reference(c);
 }
 
-// Central differences of L(Q, K) = Σ O ⊙ G in double, step 1e-5: truncation error O(h²) ~ 1e-10,
-// so the analytic gradient must agree to 1e-6 relative (plus 1e-9 absolute for tiny entries).
+// (Tolerance: reference_compare.hpp.)
 TEST(EngineRun, ReferenceGradientsMatchFiniteDifferences) {
   for (ScaleMode s : {ScaleMode::none, ScaleMode::sqrt, ScaleMode::linear}) {
     Config c = make(6, 7, s);
     c.causal = s == ScaleMode::linear;
-    const ReferenceInputs in = reference_inputs(c);
-    const ReferenceResult base = reference_run(c, in);
-    auto loss = [&](const ReferenceInputs& x) {
-      const ReferenceResult r = reference_run(c, x);
-      double L = 0;
-      for (std::size_t i = 0; i < r.output.size(); ++i) L += r.output[i] * x.g[i];
-      return L;
-    };
-    const double h = 1e-5;
-    for (std::size_t idx = 0; idx < in.q.size(); idx += 5) {
-      for (int which = 0; which < 2; ++which) {
-        ReferenceInputs plus = in, minus = in;
-        (which == 0 ? plus.q : plus.k)[idx] += h;
-        (which == 0 ? minus.q : minus.k)[idx] -= h;
-        const double numeric = (loss(plus) - loss(minus)) / (2 * h);
-        const double analytic = (which == 0 ? base.gradQ : base.gradK)[idx];
-        EXPECT_NEAR(analytic, numeric, 1e-6 * std::fabs(numeric) + 1e-9)
-            << (which ? "K" : "Q") << idx;
-      }
-    }
+    expect_reference_gradients_match_finite_differences(c, 5);
   }
 }
 
@@ -146,18 +127,8 @@ TEST(EngineRun, TheoryLineFollowsBrokenAssumptions) {
 
 TEST(EngineConfig, ErrorsNameTheFieldAndRange) {
   Config c;
-  auto number = [](double v) {
-    FieldValue f;
-    f.kind = FieldValue::Kind::number;
-    f.number = v;
-    return f;
-  };
-  auto text = [](const char* s) {
-    FieldValue f;
-    f.kind = FieldValue::Kind::string;
-    f.text = s;
-    return f;
-  };
+  const auto number = number_field;
+  const auto text = text_field;
   auto e = parse_config({{"dk", number(0)}}, c);
   EXPECT_EQ(e.kind, "RangeError");
   EXPECT_EQ(e.message, "dk must be an integer in [1, 4096], got 0");

@@ -6,6 +6,7 @@
 
 #include "config/config.hpp"
 #include "engine/attention_engine.hpp"
+#include "field_values.hpp"
 #include "reference/reference_run.hpp"
 #include "reference_compare.hpp"
 
@@ -56,33 +57,13 @@ TEST(LogitSchemes, LowPrecisionRoundsLikeTheReference) {
   }
 }
 
-// Central differences of the reference's L = Σ O ⊙ G through the normalization, the length factor
-// and tanh, step 1e-5: truncation O(h²) ~ 1e-10, so 1e-6 relative (+1e-9 absolute) as for the plain
-// gradients.
+// Through the normalization, the length factor and tanh (tolerance: reference_compare.hpp).
 TEST(LogitSchemes, ReferenceGradientsMatchFiniteDifferences) {
   for (QkNorm norm : {QkNorm::rms, QkNorm::layer, QkNorm::none}) {
     Config c = scheme(6, 7, ScaleMode::none, norm, norm == QkNorm::none ? 1.5 : 0.8, 0.43);
     c.causal = norm == QkNorm::layer;
     c.mean = 0.3;
-    const ReferenceInputs in = reference_inputs(c);
-    const ReferenceResult base = reference_run(c, in);
-    auto loss = [&](const ReferenceInputs& x) {
-      const ReferenceResult r = reference_run(c, x);
-      double L = 0;
-      for (std::size_t i = 0; i < r.output.size(); ++i) L += r.output[i] * x.g[i];
-      return L;
-    };
-    const double h = 1e-5;
-    for (std::size_t idx = 0; idx < in.q.size(); idx += 4)
-      for (int which = 0; which < 2; ++which) {
-        ReferenceInputs plus = in, minus = in;
-        (which == 0 ? plus.q : plus.k)[idx] += h;
-        (which == 0 ? minus.q : minus.k)[idx] -= h;
-        const double numeric = (loss(plus) - loss(minus)) / (2 * h);
-        const double analytic = (which == 0 ? base.gradQ : base.gradK)[idx];
-        EXPECT_NEAR(analytic, numeric, 1e-6 * std::fabs(numeric) + 1e-9)
-            << qk_norm_name(norm) << (which ? " K" : " Q") << idx;
-      }
+    expect_reference_gradients_match_finite_differences(c, 4);
   }
 }
 
@@ -189,33 +170,26 @@ TEST(LogitSchemes, GoldenValuesSharedWithWasm) {
   AttentionEngine engine;
   for (const Golden& g : golden) {
     const RunStats s = engine.run(g.c).stats;
-    EXPECT_TRUE(same_double(s.normLogitStd, g.normLogitStd)) << s.normLogitStd;
-    EXPECT_TRUE(same_double(s.logitStd, g.logitStd)) << s.logitStd;
-    EXPECT_TRUE(same_double(s.entropy, g.entropy)) << s.entropy;
-    EXPECT_TRUE(same_double(s.gradNormQ, g.gradNormQ)) << s.gradNormQ;
-    EXPECT_TRUE(same_double(s.gradNormK, g.gradNormK)) << s.gradNormK;
+    const std::pair<double, double> checks[] = {{s.normLogitStd, g.normLogitStd},
+                                                {s.logitStd, g.logitStd},
+                                                {s.entropy, g.entropy},
+                                                {s.gradNormQ, g.gradNormQ},
+                                                {s.gradNormK, g.gradNormK}};
+    for (const auto& [got, want] : checks)
+      EXPECT_TRUE(same_double(got, want)) << got << " vs " << want;
   }
 }
 
 TEST(LogitSchemes, ConfigFieldsAreCheckedAndPrinted) {
   Config c;
-  auto number = [](double v) {
-    FieldValue f;
-    f.kind = FieldValue::Kind::number;
-    f.number = v;
-    return f;
-  };
-  FieldValue text;
-  text.kind = FieldValue::Kind::string;
-  text.text = "batch";
-  EXPECT_EQ(parse_config({{"qkNorm", text}}, c).message,
+  const auto number = number_field;
+  EXPECT_EQ(parse_config({{"qkNorm", text_field("batch")}}, c).message,
             "qkNorm must be one of 'none', 'rms', 'layer', got \"batch\"");
   EXPECT_EQ(parse_config({{"softcap", number(-1)}}, c).message,
             "softcap must be a finite number in [0, 1000], got -1");
   EXPECT_EQ(parse_config({{"lengthScale", number(5)}}, c).message,
             "lengthScale must be a finite number in [0, 4], got 5");
-  text.text = "layer";
-  ASSERT_TRUE(parse_config({{"qkNorm", text}, {"softcap", number(50)}}, c).ok());
+  ASSERT_TRUE(parse_config({{"qkNorm", text_field("layer")}, {"softcap", number(50)}}, c).ok());
   EXPECT_EQ(c.qkNorm, QkNorm::layer);
   const std::string json = config_to_json(c);
   EXPECT_NE(json.find("\"qkNorm\":\"layer\",\"lengthScale\":0,\"softcap\":50"), std::string::npos)
