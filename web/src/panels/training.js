@@ -178,8 +178,9 @@ export function mount(el, ctx = {}) {
   frame.body.append(frame.legendEl, grid); // the key to the colours, above the charts it explains
   const charts = [];
   // One series per possible copy (the schemes and 'custom'); copies not in the run have no data.
+  // RMS- and layer-norm copies often run on the same curve: the RMS one is drawn wider, beneath.
   const copySeries = (suffix = '', dash) => COPIES.map((c) => ({
-    label: `${c}${suffix}`, stroke: (u) => u.pal[c], width: dash ? 1.5 : 2, dash, points: { show: false }, spanGaps: false,
+    label: `${c}${suffix}`, stroke: (u) => u.pal[c], width: (dash ? 1.5 : 2) * (c === 'rms_sqrt' ? 2.2 : 1), dash, points: { show: false }, spanGaps: false,
   }));
   function addChart(title, label, scaleY, yAxis, series, onDraw) {
     const box = h('div', { class: 'train-chart' }, h('h4', { class: 'subchart', text: title }));
