@@ -131,20 +131,7 @@ function variantsJob({ session, id, cfg, variants }) {
 // The thresholds job's code is fetched the first time it is asked for (a chunk of its own).
 let thresholdsModule = null;
 const latestThresholds = new Map(); // session → id of the thresholds request still wanted
-
-function thresholdsJob({ session, id, cfg, dks }) {
-  const job = thresholdsModule.createThresholdsJob(engine, cfg, dks);
-  return {
-    session, id, kind: 'thresholds',
-    next() {
-      const { done, cells } = job.advance(SLICE_MS);
-      if (cells.length) self.postMessage({ type: 'thresholdsCells', session, id, cells });
-      if (done) self.postMessage({ type: 'thresholdsDone', session, id });
-      return !done;
-    },
-    dispose: () => job.delete(),
-  };
-}
+const thresholdsJob = (m) => ({ session: m.session, id: m.id, kind: 'thresholds', ...thresholdsModule.workerJob(engine, m, (out) => self.postMessage(out), SLICE_MS) });
 
 /** Drops the jobs whose key starts with `prefix`, freeing what they hold in the engine. */
 function dropJobs(prefix) {

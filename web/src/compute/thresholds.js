@@ -140,3 +140,20 @@ export function createThresholdsJob(engine, cfg, dks) {
     },
   };
 }
+
+/**
+ * The job as worker.js runs it: next() works one slice and posts { type: 'thresholdsCells', cells }
+ * and finally { type: 'thresholdsDone' } (with the request's session and id); false once done.
+ */
+export function workerJob(engine, { session, id, cfg, dks }, post, sliceMs) {
+  const job = createThresholdsJob(engine, cfg, dks);
+  return {
+    next() {
+      const { done, cells } = job.advance(sliceMs);
+      if (cells.length) post({ type: 'thresholdsCells', session, id, cells });
+      if (done) post({ type: 'thresholdsDone', session, id });
+      return !done;
+    },
+    dispose: () => job.delete(),
+  };
+}
