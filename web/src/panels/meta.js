@@ -9,11 +9,12 @@ export const PRECISION_VARIANTS = Object.freeze([
   { id: 'online', label: 'online (streaming)', set: { softmax: 'online', subtractMax: true } },
 ]);
 
-// The thresholds panel's computation: every format, scaling and max subtraction at the page's other
-// settings (T capped: its 30 sweeps up to d_k 4096 take about 2 s at T 256 and 64× that at 2048).
+// The thresholds panel's computation: every format, scaling and max subtraction, with these of the
+// page's settings (T capped: its 30 sweeps up to d_k 4096 take about 2 s at T 256, 64× that at 2048).
 export const THRESHOLDS_MAX_SEQ_LEN = 256;
-export function thresholdsConfig({ dk, scale, precision, subtractMax, softmax, blockSize, ...rest }) {
-  return { ...rest, seqLen: Math.min(rest.seqLen, THRESHOLDS_MAX_SEQ_LEN) };
+export function thresholdsConfig(c) {
+  const { seed, mean, std, correlation, causal, saturate } = c;
+  return { seqLen: Math.min(c.seqLen, THRESHOLDS_MAX_SEQ_LEN), seed, mean, std, correlation, causal, saturate };
 }
 
 export const PANEL_META = Object.freeze({
