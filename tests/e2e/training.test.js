@@ -228,4 +228,72 @@ describe('the training panel', { timeout: 300000 }, () => {
     assert.deepEqual(errors, []);
     await page.close();
   });
+
+  test('copies: picking them (keyboard) trains exactly those, in the legend, table and URL; 8 copies screenshot', async () => {
+    const { page, errors } = await open('?dk=16&seqLen=32');
+    const panel = page.locator('[data-panel="training"]');
+    // By keyboard: Space toggles a focused checkbox.
+    await panel.locator('[data-train-copy="rms_sqrt"]').focus();
+    await page.keyboard.press('Space');
+    await panel.locator('[data-train-copy="linear"]').focus();
+    await page.keyboard.press('Space');
+    await panel.locator('[data-train-copy="none_cap5"]').check();
+    await page.waitForFunction(() => /[?&]trainCopies=none,sqrt,rms_sqrt,none_cap5(&|$)/.test(location.search));
+    assert.equal(await panel.getByRole('checkbox', { name: 'RMS-norm + 1/√d_k' }).isChecked(), true, 'each checkbox is labelled');
+    await panel.locator('[data-action="step"]').click();
+    await waitSteps(page, { eq: STEP_BUTTON_STEPS });
+    await waitIdle(page);
+    const rows = await panel.locator('.train-table tbody th').allTextContents();
+    assert.deepEqual(rows, ['none', '1/√d_k', 'RMS-norm + 1/√d_k', 'none + soft-cap 5']);
+    for (const c of ['none', 'sqrt', 'rms_sqrt', 'none_cap5']) assert.ok(Number.isFinite(Number(await stat(page, `train.${c}.loss`))), c);
+    const legend = await panel.locator('.legend').first().textContent();
+    assert.match(legend, /RMS-norm \+ 1\/√d_k/);
+    assert.doesNotMatch(legend, /1\/d_k(?!_)/);
+    assert.equal(await panel.locator('.train-heat-label').count(), 4);
+    // Unchecking the last copy is refused with a note.
+    for (const c of ['none', 'sqrt', 'rms_sqrt']) await panel.locator(`[data-train-copy="${c}"]`).uncheck();
+    await panel.locator('[data-train-copy="none_cap5"]').click();
+    assert.equal(await panel.locator('[data-train-copy="none_cap5"]').isChecked(), true);
+    assert.match(await panel.locator('.train-notes').textContent(), /At least one copy/);
+    // All eight, trained a little: the screenshot shows the legend and eight distinct colours.
+    for (const c of ['none', 'sqrt', 'linear', 'rms_sqrt', 'layer_sqrt', 'none_cap50', 'sqrt_logn']) await panel.locator(`[data-train-copy="${c}"]`).check();
+    await panel.locator('[data-action="step"]').click();
+    await waitSteps(page, { eq: STEP_BUTTON_STEPS });
+    await waitIdle(page);
+    assert.equal(await panel.locator('.train-table tbody tr').count(), 8);
+    await panel.screenshot({ path: join(OUT, 'training-eight-copies.png') });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('copies in the URL: a shared link restores them, an unknown name is dropped with a notice', async () => {
+    const { page, errors } = await open('?dk=16&seqLen=32&trainCopies=sqrt,flash,layer_sqrt');
+    const panel = page.locator('[data-panel="training"]');
+    const checked = await panel.locator('[data-train-copy]').evaluateAll((els) => els.filter((e) => e.checked).map((e) => e.value));
+    assert.deepEqual(checked, ['sqrt', 'layer_sqrt']);
+    assert.match(await page.locator('#notices').textContent(), /trainCopies=sqrt,flash,layer_sqrt names unknown copies \(flash;.*using trainCopies=sqrt,layer_sqrt/);
+    await page.waitForFunction(() => /[?&]trainCopies=sqrt,layer_sqrt(&|$)/.test(location.search));
+    assert.match(await panel.locator('.train-from-page').textContent(), /copies: 1\/√d_k, layer-norm \+ 1\/√d_k/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('a findings preset sets what it says: init 2, d_k 256, QK-norm copies; RMS-norm reaches 90% at step 106 as measured', async () => {
+    const { page, errors } = await open('');
+    const panel = page.locator('[data-panel="training"]');
+    await panel.locator('[data-train-preset="qknorm-init2"]').click();
+    await page.waitForFunction(() => /[?&]dk=256(&|$)/.test(location.search) && /seqLen=32(&|$)/.test(location.search)
+      && /trainInitScale=2(&|$)/.test(location.search) && /trainCopies=none,sqrt,rms_sqrt,layer_sqrt(&|$)/.test(location.search));
+    const checked = await panel.locator('[data-train-copy]').evaluateAll((els) => els.filter((e) => e.checked).map((e) => e.value));
+    assert.deepEqual(checked, ['none', 'sqrt', 'rms_sqrt', 'layer_sqrt']);
+    assert.equal(await panel.locator('[data-train-field="initScale"] input').inputValue(), '2');
+    assert.match(await panel.locator('.train-preset-note').textContent(), /QK-norm.*RMS-norm \+ 1\/√d_k 106/);
+    await page.waitForFunction(() => /^\d+$/.test(document.querySelector('[data-stat="train.rms_sqrt.stepTo90"]')?.textContent ?? ''), null, { timeout: 120000, polling: 100 });
+    assert.equal(await stat(page, 'train.rms_sqrt.stepTo90'), '106');
+    await panel.locator('[data-action="play"]').click(); // pause
+    await waitIdle(page);
+    assert.equal(await stat(page, 'train.none.stepTo90'), 'not yet');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
 });

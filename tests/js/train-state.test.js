@@ -7,7 +7,7 @@ import { bothEngines } from './helpers.js';
 import { noticeText } from '../../web/src/state.js';
 import {
   trainerConfig, defaultSettings, coerceSetting, copiesOf, stepReaching, summarize, TRAIN_PRESETS, PRESET_PAGE_BASE,
-  REACH_WINDOW, METRICS, settingsFromQuery, settingsToQuery,
+  REACH_WINDOW, METRICS, settingsFromQuery, settingsToQuery, FINDINGS_PRESETS, COPY_SCHEMES, coerceCopies,
 } from '../../web/src/train-state.js';
 
 const PAGE = { dk: 64, seqLen: 32, precision: 'fp32', saturate: false, scale: 'sqrt' };
@@ -16,7 +16,7 @@ test('train-state: the page’s values pass through when they fit, are clamped w
   const { simd } = await bothEngines();
   const schema = simd.trainSchema;
   const settings = defaultSettings(schema);
-  assert.deepEqual(settings, { optimizer: 'adam', learningRate: 1e-3, initScale: 1, batchSize: 16, seed: 1, stopAt: 500 });
+  assert.deepEqual(settings, { optimizer: 'adam', learningRate: 1e-3, initScale: 1, batchSize: 16, seed: 1, stopAt: 500, copies: ['none', 'sqrt', 'linear'] });
 
   const ok = trainerConfig(PAGE, settings, schema);
   assert.deepEqual(ok.notes, []);
@@ -96,4 +96,54 @@ test('train-state: the settings in the URL: own names, defaults left out, bad va
   assert.match(noticeText(byField.trainOptimizer), /trainOptimizer=rmsprop is not one of adam, sgd; using trainOptimizer=adam/);
   // What a clamped URL holds once written back: no bad value left.
   assert.deepEqual(settingsFromQuery(settingsToQuery(bad.settings, schema), schema).notices, []);
+});
+
+test('train-state: picked copies go to engine.train as named copies; the default three stay the trainer\'s defaults', async () => {
+  const { simd } = await bothEngines();
+  const schema = simd.trainSchema;
+  const settings = { ...defaultSettings(schema), copies: ['sqrt', 'rms_sqrt', 'none_cap50'] };
+  const { cfg, notes } = trainerConfig(PAGE, settings, schema);
+  assert.deepEqual(notes, []);
+  assert.deepEqual(cfg.copies, [{ name: 'sqrt', scale: 'sqrt' }, { name: 'rms_sqrt', scale: 'sqrt', qkNorm: 'rms' }, { name: 'none_cap50', scale: 'none', softcap: 50 }]);
+  assert.deepEqual(copiesOf(cfg), ['sqrt', 'rms_sqrt', 'none_cap50']);
+  const t = simd.train(cfg);
+  assert.deepEqual(Object.keys(t.step(2).copies), ['sqrt', 'rms_sqrt', 'none_cap50']);
+  t.delete();
+  // With a custom multiplier it is one more copy; with all eight picked there is no room for it (said).
+  assert.deepEqual(copiesOf(trainerConfig({ ...PAGE, scale: 0.05 }, settings, schema).cfg), ['sqrt', 'rms_sqrt', 'none_cap50', 'custom']);
+  const all = trainerConfig({ ...PAGE, scale: 0.05 }, { ...settings, copies: COPY_SCHEMES.map((c) => c.name) }, schema);
+  assert.equal(all.cfg.copies.length, 8);
+  assert.match(all.notes[0], /at most 8 copies/);
+  // The defaults in any order are the defaults: no `copies` field, the trainer's own three.
+  assert.equal(trainerConfig(PAGE, { ...settings, copies: ['linear', 'none', 'sqrt'].sort() }, schema).cfg.copies, undefined);
+  assert.deepEqual(coerceCopies(['linear', 'sqrt', 'none']).copies, ['none', 'sqrt', 'linear']);
+});
+
+test('train-state: trainCopies in the URL round-trips; unknown names are dropped with a notice', async () => {
+  const { simd } = await bothEngines();
+  const schema = simd.trainSchema;
+  const defaults = defaultSettings(schema);
+  const chosen = { ...defaults, copies: ['none', 'rms_sqrt', 'sqrt_logn'] };
+  const q = settingsToQuery(chosen, schema);
+  assert.equal(q, 'trainCopies=none,rms_sqrt,sqrt_logn');
+  assert.deepEqual(settingsFromQuery(q, schema), { settings: chosen, notices: [] });
+  assert.equal(settingsToQuery({ ...chosen, seed: 2 }, schema), 'trainSeed=2&trainCopies=none,rms_sqrt,sqrt_logn');
+  const bad = settingsFromQuery('trainCopies=sqrt,flash,rms_sqrt,sqrt', schema);
+  assert.deepEqual(bad.settings.copies, ['sqrt', 'rms_sqrt']);
+  assert.match(noticeText(bad.notices[0]), /^trainCopies=sqrt,flash,rms_sqrt,sqrt names unknown copies \(flash; known: none, sqrt, .*\); using trainCopies=sqrt,rms_sqrt\.$/);
+  const empty = settingsFromQuery('trainCopies=', schema);
+  assert.deepEqual(empty.settings.copies, ['none', 'sqrt', 'linear']);
+  assert.match(noticeText(empty.notices[0]), /picks no copy; using trainCopies=none,sqrt,linear/);
+});
+
+test('train-state: the QK-norm finding repeats: at init 2, d_k 256 RMS-norm + 1/√d_k reaches 90 % at the quoted step', async () => {
+  const { simd } = await bothEngines();
+  const schema = simd.trainSchema;
+  const p = FINDINGS_PRESETS.find((x) => x.id === 'qknorm-init2');
+  const { cfg } = trainerConfig({ ...PAGE, ...PRESET_PAGE_BASE, ...p.page }, { ...defaultSettings(schema), ...p.train }, schema);
+  const quoted = Number(/RMS-norm \+ 1\/√d_k (\d+)/.exec(p.measured)[1]);
+  const t = simd.train(cfg);
+  const r = t.step(quoted);
+  t.delete();
+  assert.equal(stepReaching(Array.from(r.step), Array.from(r.copies.rms_sqrt.accuracy)), quoted);
 });

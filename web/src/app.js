@@ -9,6 +9,7 @@
 import { getEngineClient } from './worker-client.js';
 import { parseQuery, applyChange, serialize, keyOf, sameConfig, noticeText, schemaDefaults, PAGE_LIMITS } from './state.js';
 import { PANELS } from './panels/index.js';
+import { thresholdsConfig } from './panels/meta.js';
 import { PRESETS } from './presets.js';
 import { h, uniquePrefix } from './dom.js';
 import { engineNotes, showEngineNotes, showUnavailable, panelSummary, createAnnouncer } from './app-status.js';
@@ -62,7 +63,7 @@ export async function createApp({
   const defaults = schemaDefaults(schema, limits);
   const dks = sweepDks(schema);
   let config;
-  let lastSweepKey = null, lastVariantsKey = null;
+  let lastSweepKey = null, lastVariantsKey = null, lastThresholdsKey = null;
   const panels = new Map();
   let firstDrawn = false;
 
@@ -102,6 +103,7 @@ export async function createApp({
   });
   const wantsSweep = [...panels.values()].some((p) => p.mod.meta.sweep);
   const variants = [...panels.values()].map((p) => p.mod.meta.variants).find(Boolean) ?? null;
+  const wantsThresholds = [...panels.values()].some((p) => p.mod.meta.thresholds);
   const each = (method, ...args) => { for (const p of panels.values()) p.api[method]?.(...args); };
   const urlStates = () => [...panels.values()].map((p) => p.api.urlState).filter(Boolean);
   /** The whole state as a URL query: every config field, then the panels' non-default settings. */
@@ -137,11 +139,14 @@ export async function createApp({
     onSweepDone: () => each('sweepDone'),
     onVariantPoint: (i, p) => each('variantPoint', i, p),
     onVariantsDone: () => each('variantsDone'),
+    onThresholdsCells: (cells) => each('thresholdsCells', cells),
+    onThresholdsDone: () => each('thresholdsDone'),
     onError(m) {
       if (m.memory) { outOfMemory(m); return; }
       if (m.kind !== 'run') {
         showNotices([`The ${m.kind} computation failed: ${m.message}`], 'error');
         if (m.kind === 'sweep') each('sweepFailed', `The sweep stopped: ${m.message}`);
+        if (m.kind === 'thresholds') each('thresholdsFailed', `The thresholds search stopped: ${m.message}`);
         return;
       }
       // The engine is the final judge of a config. Reset the field it names (or everything).
@@ -166,13 +171,15 @@ export async function createApp({
       set(back, { force: true, base: back });
       return;
     }
-    const what = m.kind === 'sweep' ? `The d_k sweep at T = ${config.seqLen} (up to d_k = ${dks[dks.length - 1]})` : `The softmax variants at ${size(config)}`;
+    const what = m.kind === 'sweep' ? `The d_k sweep at T = ${config.seqLen} (up to d_k = ${dks[dks.length - 1]})`
+      : m.kind === 'thresholds' ? 'The overflow thresholds search' : `The softmax variants at ${size(config)}`;
     showNotices([`${what} ${why}. The charts keep what was computed before.`], 'error');
     if (m.kind === 'sweep') each('sweepFailed', `${what} ${why}; the curves drawn are the last that could be computed.`);
+    if (m.kind === 'thresholds') each('thresholdsFailed', `${what} ${why}.`);
   }
 
   // Observable counters (data-* on the root) so tests can check coalescing and sweep reuse.
-  const counters = { runRequests: 0, runResults: 0, sweepRequests: 0, variantRequests: 0 };
+  const counters = { runRequests: 0, runResults: 0, sweepRequests: 0, variantRequests: 0, thresholdsRequests: 0 };
   const publishCounters = () => {
     for (const [k, v] of Object.entries(counters)) root.dataset[k] = String(v);
   };
@@ -201,6 +208,16 @@ export async function createApp({
         each('variantsReset');
         session.variants(config, variants);
         counters.variantRequests += 1;
+      }
+    }
+    if (wantsThresholds) {
+      const cfg = thresholdsConfig(config);
+      const k = JSON.stringify(cfg);
+      if (k !== lastThresholdsKey) {
+        lastThresholdsKey = k;
+        each('thresholdsReset', cfg);
+        session.thresholds(cfg, dks);
+        counters.thresholdsRequests += 1;
       }
     }
     publishCounters();

@@ -42,6 +42,8 @@ export function createSweepPool({ create, count = 1, shared = null, route, onFai
       return split.length;
     },
     variants(m) { post(count - 1, m); },
+    /** Another background job (the overflow thresholds): on the first Worker. */
+    background(m) { post(0, m); },
     /** To every Worker (cancel, close). */
     broadcast(m) {
       if (!workers) { for (let i = 0; i < count; i++) queued.push([i, m]); return; }

@@ -5,8 +5,9 @@
 // What comes from where:
 //   page config  → dk, seqLen (T), precision, saturate, and scale when it is a custom multiplier
 //                  (the trainer then adds a fourth copy, "custom", with that multiplier);
-//   panel        → optimizer, learningRate, initScale, batchSize, seed, and stopAt (page-only:
-//                  pause when the step counter reaches it; 0 = run until paused).
+//   panel        → optimizer, learningRate, initScale, batchSize, seed, stopAt (page-only:
+//                  pause when the step counter reaches it; 0 = run until paused), and the copies
+//                  trained (COPY_SCHEMES; URL `trainCopies=none,sqrt,rms_sqrt`).
 // The page's ranges are wider than the trainer's (T up to 2048 there, 8..128 here; the trainer
 // also caps d_k · T · batch): values outside are clamped and every clamp is reported as a line
 // of text for the panel to show.
@@ -15,7 +16,25 @@
 import { coerceField, parseQuery, serializeChanged } from './state.js';
 import { fmt } from './format.js';
 
-export const COPIES = Object.freeze(['none', 'sqrt', 'linear', 'custom']);
+/**
+ * The copies the panel can train (engine.train's `copies`; measured in cpp/train/FINDINGS.md under
+ * the same names). The custom multiplier of the page adds one more copy, 'custom'.
+ */
+export const COPY_SCHEMES = Object.freeze([
+  { name: 'none', label: 'none', spec: { scale: 'none' } },
+  { name: 'sqrt', label: '1/√d_k', spec: { scale: 'sqrt' } },
+  { name: 'linear', label: '1/d_k', spec: { scale: 'linear' } },
+  { name: 'rms_sqrt', label: 'RMS-norm + 1/√d_k', spec: { scale: 'sqrt', qkNorm: 'rms' } },
+  { name: 'layer_sqrt', label: 'layer-norm + 1/√d_k', spec: { scale: 'sqrt', qkNorm: 'layer' } },
+  { name: 'none_cap5', label: 'none + soft-cap 5', spec: { scale: 'none', softcap: 5 } },
+  { name: 'none_cap50', label: 'none + soft-cap 50', spec: { scale: 'none', softcap: 50 } },
+  { name: 'sqrt_logn', label: '1/√d_k × 0.43 ln T', spec: { scale: 'sqrt', lengthScale: 0.43 } },
+].map((c) => Object.freeze(c)));
+export const DEFAULT_COPIES = Object.freeze(['none', 'sqrt', 'linear']);
+/** Every copy name a run can have, in the order the charts draw them. */
+export const COPIES = Object.freeze([...COPY_SCHEMES.map((c) => c.name), 'custom']);
+/** engine.train takes at most this many copies. */
+export const MAX_COPIES = 8;
 export const METRICS = Object.freeze(['loss', 'accuracy', 'entropy', 'saturatedFraction', 'gradNormWq', 'gradNormWk']);
 /** Steps the Step button runs. */
 export const STEP_BUTTON_STEPS = 10;
@@ -33,8 +52,26 @@ const STOP_AT_FIELD = Object.freeze({ name: 'stopAt', type: 'int', min: 0, max: 
 
 export function copyLabel(copy, scale) {
   if (copy === 'custom') return typeof scale === 'number' ? `× ${fmt(scale)}` : 'custom';
-  return { none: 'none', sqrt: '1/√d_k', linear: '1/d_k' }[copy] ?? copy;
+  return COPY_SCHEMES.find((c) => c.name === copy)?.label ?? copy;
 }
+
+/**
+ * A list of copy names (an array, or the URL's comma-separated text) → { copies, notice }: known
+ * names in COPY_SCHEMES order, each once; unknown names dropped and an empty list reset to the
+ * defaults, with a notice { field: 'trainCopies', given, used, reason } as state.js writes them.
+ */
+export function coerceCopies(input) {
+  const given = Array.isArray(input) ? input : String(input ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+  const known = COPY_SCHEMES.map((c) => c.name).filter((n) => given.includes(n));
+  const unknown = given.filter((n) => !COPY_SCHEMES.some((c) => c.name === n));
+  const copies = known.length ? known : [...DEFAULT_COPIES];
+  let reason = null;
+  if (unknown.length) reason = `names unknown copies (${unknown.join(', ')}; known: ${COPY_SCHEMES.map((c) => c.name).join(', ')})`;
+  else if (!known.length) reason = 'picks no copy';
+  const notice = reason ? { field: 'trainCopies', given: given.join(','), used: copies.join(','), reason } : null;
+  return { copies, notice };
+}
+const sameList = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 const fieldOf = (trainSchema, name) => trainSchema.find((f) => f.name === name);
 
@@ -53,7 +90,7 @@ export function settingsUrlSchema(trainSchema) {
 
 /** The panel's settings at their defaults (from the training schema) plus stopAt. */
 export function defaultSettings(trainSchema) {
-  return Object.fromEntries(settingsSchema(trainSchema).map((f) => [f.name, f.default]));
+  return { ...Object.fromEntries(settingsSchema(trainSchema).map((f) => [f.name, f.default])), copies: [...DEFAULT_COPIES] };
 }
 
 /**
@@ -63,13 +100,19 @@ export function defaultSettings(trainSchema) {
 export function settingsFromQuery(search, trainSchema) {
   const { config, notices } = parseQuery(search, settingsUrlSchema(trainSchema), { limits: {} });
   const settings = Object.fromEntries(settingsSchema(trainSchema).map((f) => [f.name, config[urlName(f.name)]]));
-  return { settings, notices };
+  const raw = new URLSearchParams(search).get('trainCopies');
+  const { copies, notice } = raw === null ? { copies: [...DEFAULT_COPIES], notice: null } : coerceCopies(raw);
+  settings.copies = copies;
+  return { settings, notices: notice ? [...notices, notice] : notices };
 }
 
 /** Settings → URL query of the ones that differ from their defaults ('' at the defaults). */
 export function settingsToQuery(settings, trainSchema) {
-  const byUrlName = Object.fromEntries(Object.entries(settings).map(([k, v]) => [urlName(k), v]));
-  return serializeChanged(byUrlName, settingsUrlSchema(trainSchema), {});
+  const byUrlName = Object.fromEntries(Object.entries(settings).filter(([k]) => k !== 'copies').map(([k, v]) => [urlName(k), v]));
+  const q = serializeChanged(byUrlName, settingsUrlSchema(trainSchema), {});
+  const { copies } = coerceCopies(settings.copies ?? DEFAULT_COPIES);
+  // Commas stay readable: copy names are letters, digits and '_' only.
+  return sameList(copies, DEFAULT_COPIES) ? q : [q, `trainCopies=${copies.join(',')}`].filter(Boolean).join('&');
 }
 
 /**
@@ -116,7 +159,18 @@ export function trainerConfig(page, settings, trainSchema) {
     saturate: !!page.saturate,
     seed: settings.seed,
   };
-  if (typeof page.scale === 'number') cfg.scale = page.scale;
+  const chosen = coerceCopies(settings.copies ?? DEFAULT_COPIES).copies; // in the schemes' order
+  const custom = typeof page.scale === 'number';
+  if (sameList(chosen, DEFAULT_COPIES)) {
+    // The default copies: the trainer's own defaults (the bits of every earlier run).
+    if (custom) cfg.scale = page.scale;
+  } else {
+    cfg.copies = COPY_SCHEMES.filter((c) => chosen.includes(c.name)).map((c) => ({ name: c.name, ...c.spec }));
+    if (custom) {
+      if (cfg.copies.length < MAX_COPIES) cfg.copies.push({ name: 'custom', scale: page.scale });
+      else notes.push(`The trainer runs at most ${MAX_COPIES} copies: the page's custom multiplier × ${fmt(page.scale)} is left out while all eight schemes are picked.`);
+    }
+  }
   return { cfg, notes };
 }
 
@@ -124,7 +178,8 @@ export function trainerConfig(page, settings, trainSchema) {
 export const trainerKey = (cfg) => JSON.stringify(cfg);
 
 /** The copies a config trains, in output order. */
-export const copiesOf = (cfg) => (typeof cfg.scale === 'number' ? COPIES : COPIES.slice(0, 3));
+export const copiesOf = (cfg) => (cfg.copies ? cfg.copies.map((c) => c.name)
+  : typeof cfg.scale === 'number' ? [...DEFAULT_COPIES, 'custom'] : [...DEFAULT_COPIES]);
 
 /** One line describing a run's config. */
 export function describeRun(cfg) {
@@ -146,6 +201,25 @@ export const TRAIN_PRESETS = Object.freeze([
   { id: 'dk256-init2', title: 'd_k 256, init 2', page: { dk: 256 }, train: { initScale: 2 }, measured: 'none not within 500 (accuracy 0.43 at the end), 1/√d_k 150, 1/d_k 192' },
   { id: 'dk256-init05', title: 'd_k 256, init 0.5', page: { dk: 256 }, train: { initScale: 0.5 }, measured: 'none 128, 1/√d_k 157, 1/d_k 404' },
   { id: 'dk256-sgd', title: 'd_k 256, SGD lr 1', page: { dk: 256 }, train: { optimizer: 'sgd', learningRate: 1 }, measured: 'none 373, 1/√d_k 58, 1/d_k not within 500 (accuracy 0.22 at the end)' },
+]);
+
+/**
+ * The comparisons of the newer schemes (FINDINGS.md, "Beyond 1/√d_k", seed 1): each picks its
+ * copies and asks one question; `measured` quotes the native run of the same settings.
+ */
+export const FINDINGS_PRESETS = Object.freeze([
+  { id: 'qknorm-init2', title: 'Init 2, d_k 256: does QK-norm rescue the unscaled copy?', page: { dk: 256 },
+    train: { initScale: 2, copies: ['none', 'sqrt', 'rms_sqrt', 'layer_sqrt'] },
+    measured: 'none not within 500, 1/√d_k 150, RMS-norm + 1/√d_k 106, layer-norm + 1/√d_k 106' },
+  { id: 'softcap-init2', title: 'Init 2, d_k 64: does a soft-cap?', page: { dk: 64 },
+    train: { initScale: 2, copies: ['none', 'sqrt', 'none_cap5', 'none_cap50'] },
+    measured: 'none not within 500, 1/√d_k 288, soft-cap 5 not within 500, soft-cap 50 not within 500' },
+  { id: 'all-init1', title: 'Init 1, d_k 256: all eight copies', page: { dk: 256 },
+    train: { copies: COPY_SCHEMES.map((c) => c.name) },
+    measured: 'none 336, 1/√d_k 112, 1/d_k 292, RMS-norm 103, layer-norm 103, soft-cap 5 183, soft-cap 50 305, 0.43 ln T 108' },
+  { id: 'logn-init2', title: 'Init 2, d_k 16: is s·ln T a larger scale?', page: { dk: 16 },
+    train: { initScale: 2, copies: ['sqrt', 'linear', 'sqrt_logn'] },
+    measured: '1/√d_k 478, 1/d_k 401, 1/√d_k × 0.43 ln T not within 500' },
 ]);
 /** What every preset sets on the page besides d_k: the findings' T and precision. */
 export const PRESET_PAGE_BASE = Object.freeze({ seqLen: 32, precision: 'fp32' });

@@ -228,10 +228,13 @@ export function createEngineClient(fg, createBackground = null, { sweepWorkers =
     let seq = 0;
     let inFlight = null; // { id, cfg }
     let pending = null; // cfg
-    const jobIds = { sweep: 0, variants: 0 };
+    const jobIds = { sweep: 0, variants: 0, thresholds: 0 };
     let sweepPartsLeft = 0; // parts of the current sweep not yet done (one per sweep Worker)
     let failedJob = 0;
-    const h = { onRun() {}, onSweepPoints() {}, onSweepDone() {}, onVariantPoint() {}, onVariantsDone() {}, onError() {}, ...handlers };
+    const h = {
+      onRun() {}, onSweepPoints() {}, onSweepDone() {}, onVariantPoint() {}, onVariantsDone() {}, onThresholdsCells() {}, onThresholdsDone() {}, onError() {},
+      ...handlers,
+    };
 
     const sendRun = (cfg) => {
       inFlight = { id: ++seq, cfg };
@@ -257,6 +260,13 @@ export function createEngineClient(fg, createBackground = null, { sweepWorkers =
         const jid = ++seq;
         jobIds.variants = jid;
         pool.variants({ type: 'variants', session: id, id: jid, cfg, variants });
+        return jid;
+      },
+      /** The overflow thresholds (worker.js 'thresholds'), on a background Worker. */
+      thresholds(cfg, dks) {
+        const jid = ++seq;
+        jobIds.thresholds = jid;
+        pool.background({ type: 'thresholds', session: id, id: jid, cfg, dks: Array.from(dks) });
         return jid;
       },
       cancel(kind) {
@@ -304,6 +314,12 @@ export function createEngineClient(fg, createBackground = null, { sweepWorkers =
             return;
           case 'variantsDone':
             if (m.id === jobIds.variants) h.onVariantsDone(m.id);
+            return;
+          case 'thresholdsCells':
+            if (m.id === jobIds.thresholds) h.onThresholdsCells(m.cells, m.id);
+            return;
+          case 'thresholdsDone':
+            if (m.id === jobIds.thresholds) h.onThresholdsDone(m.id);
             return;
           default:
         }

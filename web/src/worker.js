@@ -8,7 +8,9 @@
 //            'sweepDone' { part }. A page may split one sweep's d_k points into parts (one per
 //            sweep Worker); each part is its own job, keyed by `part`.
 //        { type: 'variants', session, id, cfg, variants }           → out 'variantPoint'*, 'variantsDone'
-//        { type: 'cancel', session, kind: 'sweep' | 'variants' }    (every part of that kind)
+//        { type: 'thresholds', session, id, cfg, dks }               → out 'thresholdsCells'* { cells },
+//          'thresholdsDone' (compute/thresholds.js, loaded on first use: the overflow thresholds)
+//        { type: 'cancel', session, kind: 'sweep' | 'variants' | 'thresholds' } (every part of that kind)
 //        { type: 'close', session }
 //        { type: 'train', session, id, tag, op, … }                 → out 'train' (same id, op, tag)
 //          op 'create' { cfg, attention? }: a new trainer (engine.train) replaces the session's one
@@ -126,6 +128,11 @@ function variantsJob({ session, id, cfg, variants }) {
   };
 }
 
+// The thresholds job's code is fetched the first time it is asked for (a chunk of its own).
+let thresholdsModule = null;
+const latestThresholds = new Map(); // session → id of the thresholds request still wanted
+const thresholdsJob = (m) => ({ session: m.session, id: m.id, kind: 'thresholds', ...thresholdsModule.workerJob(engine, m, (out) => self.postMessage(out), SLICE_MS) });
+
 /** Drops the jobs whose key starts with `prefix`, freeing what they hold in the engine. */
 function dropJobs(prefix) {
   for (const [key, job] of jobs) {
@@ -216,17 +223,28 @@ self.onmessage = (e) => {
     case 'run':
       runs.set(m.session, m);
       break;
+    case 'thresholds':
+      latestThresholds.set(m.session, m.id);
+      if (!thresholdsModule) {
+        import('./compute/thresholds.js').then((mod) => {
+          thresholdsModule = mod;
+          if (latestThresholds.get(m.session) === m.id) self.onmessage({ data: m });
+        }, (err) => errorOut(m.session, m.id, 'thresholds', err));
+        return;
+      }
+    // falls through
     case 'sweep':
     case 'variants': {
       if (!engine) { pending.push(m); return; }
       const key = `${m.session}:${m.type}:${m.part ?? 0}`;
       dropJobs(key);
       try {
-        jobs.set(key, m.type === 'sweep' ? sweepJob(m) : variantsJob(m));
+        jobs.set(key, { sweep: sweepJob, variants: variantsJob, thresholds: thresholdsJob }[m.type](m));
       } catch (err) { errorOut(m.session, m.id, m.type, err); }
       break;
     }
     case 'cancel':
+      if (m.kind === 'thresholds') latestThresholds.delete(m.session);
       dropJobs(`${m.session}:${m.kind}:`);
       for (let i = pending.length - 1; i >= 0; i--) if (pending[i].session === m.session && pending[i].type === m.kind) pending.splice(i, 1);
       break;
@@ -236,6 +254,7 @@ self.onmessage = (e) => {
       break;
     case 'close':
       runs.delete(m.session);
+      latestThresholds.delete(m.session);
       dropJobs(`${m.session}:`);
       for (let i = trainQueue.length - 1; i >= 0; i--) if (trainQueue[i].session === m.session) trainQueue.splice(i, 1);
       for (let i = pending.length - 1; i >= 0; i--) if (pending[i].session === m.session) pending.splice(i, 1);

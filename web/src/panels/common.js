@@ -10,7 +10,8 @@ import { fmt, axisNum } from '../format.js';
 export { uPlot };
 
 const PALETTE_VARS = ['bg', 'fg', 'muted', 'grid', 'panel', 'c-none', 'c-sqrt', 'c-linear', 'c-custom', 'c-raw', 'c-theory',
-  'c-current', 'c-nonfinite', 'c-warn', 'c-masked', 'c-v0', 'c-v1', 'c-v2'];
+  'c-current', 'c-nonfinite', 'c-warn', 'c-masked', 'c-v0', 'c-v1', 'c-v2',
+  'c-rms_sqrt', 'c-layer_sqrt', 'c-none_cap5', 'c-none_cap50', 'c-sqrt_logn'];
 
 /** Chart colours from CSS custom properties on (or inherited by) `el`. */
 export function readPalette(el) {

@@ -11,6 +11,7 @@ const loaders = {
   heatmap: () => import('./heatmap.js'),
   precision: () => import('./precision.js'),
   training: () => import('./training.js'),
+  thresholds: () => import('./thresholds.js'),
 };
 
 export const PANELS = Object.freeze(Object.fromEntries(Object.entries(PANEL_META)

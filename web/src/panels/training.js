@@ -10,7 +10,8 @@
 // d_k, T, precision and the custom multiplier come from the page (train-state.js says how they
 // are clamped, and the panel says so in a plain line beside its settings: fitting the page's
 // values to the trainer is expected, not a warning); the optimizer, learning rate, init scale,
-// batch size, seed and pause step are this panel's, and live in the URL under their own names
+// batch size, seed, pause step and the copies trained (none, 1/√d_k, 1/d_k by default; QK-norm,
+// soft-cap and s·ln T schemes on request) are this panel's, and live in the URL under their own names
 // (the `urlState` of the API below: the app reads and writes them with the page's fields).
 // Every number drawn is a metric the engine measured on that step's batch, before the update.
 import { panelFrame, createChart, axis, logYAxis, readPalette, drawImageInPlot } from './common.js';
@@ -19,7 +20,7 @@ import { h, uniquePrefix } from '../dom.js';
 import { fmt, axisNum } from '../format.js';
 import { getEngineClient } from '../worker-client.js';
 import {
-  COPIES, METRICS, STEP_BUTTON_STEPS, VALUE_TOKENS, REACH_ACCURACY, TRAIN_PRESETS, PRESET_PAGE_BASE,
+  COPIES, COPY_SCHEMES, DEFAULT_COPIES, METRICS, STEP_BUTTON_STEPS, VALUE_TOKENS, REACH_ACCURACY, TRAIN_PRESETS, FINDINGS_PRESETS, PRESET_PAGE_BASE,
   copyLabel, defaultSettings, coerceSetting, trainerConfig, trainerKey, copiesOf, describeRun, stepReaching, summarize,
   settingsFromQuery, settingsToQuery,
 } from '../train-state.js';
@@ -84,7 +85,7 @@ export function mount(el, ctx = {}) {
     legend: legendFor(['none', 'sqrt', 'linear']),
     exports: {
       png: () => [...charts.map((c) => ({ u: c.chart.u, title: c.title })), ...heatCharts.map((c) => ({ u: c.chart.u, title: `Attention of the fixed example: ${c.label}` }))],
-      legend: () => legendFor(run ? copiesOf(run.cfg) : ['none', 'sqrt', 'linear'], run?.cfg.scale),
+      legend: () => legendFor(run ? copiesOf(run.cfg) : derived ? copiesOf(derived.cfg) : DEFAULT_COPIES, (run ?? derived)?.cfg.scale),
       csv: () => csvRows(),
     },
   });
@@ -113,18 +114,37 @@ export function mount(el, ctx = {}) {
     h('span', { class: 'train-counter' }, 'step ', stepOut),
     h('span', { class: 'train-speed', title: 'Steps of all copies per second, wall clock, while playing' }, speedOut, ' steps/s'));
   const presetNote = h('p', { class: 'train-preset-note' });
+  const presetButtons = (list) => h('div', { class: 'train-preset-list' }, list.map((p) => h('button', {
+    type: 'button', class: 'btn small', 'data-train-preset': p.id, text: p.title, onclick: () => applyPreset(p),
+  })));
   const presetBox = h('div', { class: 'train-presets' },
     h('p', { class: 'train-presets-title', text: 'Repeat a measured comparison (T 32, batch 16, fp32, seed 1, 500 steps):' }),
-    h('div', { class: 'train-preset-list' }, TRAIN_PRESETS.map((p) => h('button', {
-      type: 'button', class: 'btn small', 'data-train-preset': p.id, text: p.title, onclick: () => applyPreset(p),
-    }))),
+    presetButtons(TRAIN_PRESETS),
+    h('p', { class: 'train-presets-title', text: 'The newer schemes (QK-norm, soft-caps, s·ln T), same settings:' }),
+    presetButtons(FINDINGS_PRESETS),
     presetNote);
   const fieldsBox = h('div', { class: 'train-fields' });
   const settingsBox = h('fieldset', { class: 'control-group train-settings' }, h('legend', { text: 'Training settings' }), fieldsBox);
+  // The copies picker: one labelled checkbox per scheme, its colour beside it.
+  const copyBoxes = new Map();
+  const copiesHintId = `${idp}copies-hint`;
+  const copiesBox = h('fieldset', { class: 'control-group train-copies' }, h('legend', { text: 'Copies to train' }),
+    h('div', { class: 'train-copy-list' }, COPY_SCHEMES.map((c) => {
+      const id = `${idp}copy-${c.name}`;
+      const input = h('input', { type: 'checkbox', id, value: c.name, 'data-train-copy': c.name, 'aria-describedby': copiesHintId });
+      input.addEventListener('change', () => changeCopies(c.name));
+      copyBoxes.set(c.name, input);
+      const sw = h('span', { class: 'swatch solid', 'aria-hidden': 'true' });
+      sw.style.setProperty('--swatch', `var(--c-${c.name})`);
+      return h('label', { for: id, class: 'train-copy' }, input, sw, h('span', { text: c.label }));
+    })),
+    h('p', { class: 'hint', id: copiesHintId, text: 'All copies start from the same weights and see the same batches; they differ only in how they form their logits. '
+      + 'QK-norm normalizes each query and key row (with a learned gain) before 1/√d_k; a soft-cap c turns a logit z into c·tanh(z/c); '
+      + '0.43 ln T multiplies the 1/√d_k logits by 0.43·ln T (Scalable-Softmax). Changing the copies starts the run again.' }));
   const fromPage = h('p', { class: 'train-from-page' });
   const adjustBox = h('div', { class: 'train-adjust', role: 'status' }); // the page's values fitted to the trainer
   const notesBox = h('div', { class: 'train-notes', role: 'status' }); // a typed value the panel could not use
-  frame.body.append(h('div', { class: 'train-controls' }, transport, status, presetBox, settingsBox, fromPage, adjustBox, notesBox));
+  frame.body.append(h('div', { class: 'train-controls' }, transport, status, presetBox, settingsBox, copiesBox, fromPage, adjustBox, notesBox));
 
   const inputs = new Map();
   function buildSettings() {
@@ -150,14 +170,17 @@ export function mount(el, ctx = {}) {
   }
   function showSettings() {
     for (const [name, input] of inputs) input.value = String(settings[name]);
+    for (const [name, box] of copyBoxes) box.checked = settings.copies.includes(name);
   }
 
   // --- charts ---
   const grid = h('div', { class: 'train-charts' });
   frame.body.append(frame.legendEl, grid); // the key to the colours, above the charts it explains
   const charts = [];
+  // One series per possible copy (the schemes and 'custom'); copies not in the run have no data.
+  // RMS- and layer-norm copies often run on the same curve: the RMS one is drawn wider, beneath.
   const copySeries = (suffix = '', dash) => COPIES.map((c) => ({
-    label: `${c}${suffix}`, stroke: (u) => u.pal[c], width: dash ? 1.5 : 2, dash, points: { show: false }, spanGaps: false,
+    label: `${c}${suffix}`, stroke: (u) => u.pal[c], width: (dash ? 1.5 : 2) * (c === 'rms_sqrt' ? 2.2 : 1), dash, points: { show: false }, spanGaps: false,
   }));
   function addChart(title, label, scaleY, yAxis, series, onDraw) {
     const box = h('div', { class: 'train-chart' }, h('h4', { class: 'subchart', text: title }));
@@ -282,8 +305,13 @@ export function mount(el, ctx = {}) {
     derived = trainerConfig(pageCfg, settings, schema);
     const c = derived.cfg;
     const copies = copiesOf(c);
+    if (!run) {
+      buildHeat(copies, c.scale);
+      buildTable(copies, c.scale);
+      frame.setLegend(legendFor(copies, c.scale));
+    }
     fromPage.textContent = `From the page’s settings: d_k ${c.dk}, T ${c.seqLen}, precision ${c.precision}; copies: ${copies.map((x) => copyLabel(x, c.scale)).join(', ')}`
-      + `${typeof c.scale === 'number' ? ' (the page’s custom multiplier)' : ' (pick a custom scaling on the page to add a fourth)'}.`;
+      + `${typeof c.scale === 'number' ? ' (the last: the page’s custom multiplier)' : ' (a custom scaling on the page adds one more)'}.`;
     renderNotes();
     if (live !== null && live !== trainerKey(c)) {
       // The curves on screen belong to another config: start over (keep playing if playing).
@@ -312,7 +340,8 @@ export function mount(el, ctx = {}) {
   }
   /** New settings (a control, a preset or the URL); `fromUrl` applies them without writing the URL back. */
   function applySettings(next, { fromUrl = false } = {}) {
-    const stopOnly = Object.keys(next).every((k) => k === 'stopAt' || next[k] === settings[k]);
+    const same = (a, b) => (Array.isArray(a) ? a.join() === b?.join?.() : a === b);
+    const stopOnly = Object.keys(next).every((k) => k === 'stopAt' || same(next[k], settings[k]));
     settings = { ...settings, ...next };
     showSettings();
     if (!fromUrl) ctx.onUrlStateChange?.();
@@ -322,6 +351,17 @@ export function mount(el, ctx = {}) {
       return;
     }
     derive();
+  }
+  function changeCopies(name) {
+    const chosen = COPY_SCHEMES.map((c) => c.name).filter((n) => copyBoxes.get(n).checked);
+    if (!chosen.length) {
+      copyBoxes.get(name).checked = true;
+      inputNotes = ['At least one copy must be trained: it stays picked.'];
+      renderNotes();
+      return;
+    }
+    inputNotes = [];
+    applySettings({ copies: chosen });
   }
   function changeSetting(name, value) {
     const { value: v, notice } = coerceSetting(schema, name, value);
@@ -575,7 +615,7 @@ export function mount(el, ctx = {}) {
     newGeneration();
     live = null; // a fresh trainer: the preset's run from its first step
     derive();
-    presetNote.textContent = `${p.title}: native run of the same settings reached ${100 * REACH_ACCURACY}% at steps ${p.measured}. This run repeats it.`;
+    presetNote.textContent = `${p.title}${p.title.endsWith('?') ? '' : ':'} the native run of the same settings reached ${100 * REACH_ACCURACY}% at steps ${p.measured}. This run repeats it.`;
     play();
   }
 
@@ -595,8 +635,8 @@ export function mount(el, ctx = {}) {
     schema = s;
     settings = defaultSettings(schema);
     buildSettings();
-    buildHeat(['none', 'sqrt', 'linear']);
-    buildTable(['none', 'sqrt', 'linear']);
+    buildHeat(DEFAULT_COPIES);
+    buildTable(DEFAULT_COPIES);
     readPage(ctx.config);
     derive();
     updateButtons();
