@@ -228,10 +228,10 @@ export function createEngineClient(fg, createBackground = null, { sweepWorkers =
     let seq = 0;
     let inFlight = null; // { id, cfg }
     let pending = null; // cfg
-    const jobIds = { sweep: 0, variants: 0 };
+    const jobIds = { sweep: 0, variants: 0, study: 0 };
     let sweepPartsLeft = 0; // parts of the current sweep not yet done (one per sweep Worker)
     let failedJob = 0;
-    const h = { onRun() {}, onSweepPoints() {}, onSweepDone() {}, onVariantPoint() {}, onVariantsDone() {}, onError() {}, ...handlers };
+    const h = { onRun() {}, onSweepPoints() {}, onSweepDone() {}, onVariantPoint() {}, onVariantsDone() {}, onStudyPoint() {}, onStudyDone() {}, onError() {}, ...handlers };
 
     const sendRun = (cfg) => {
       inFlight = { id: ++seq, cfg };
@@ -257,6 +257,13 @@ export function createEngineClient(fg, createBackground = null, { sweepWorkers =
         const jid = ++seq;
         jobIds.variants = jid;
         pool.variants({ type: 'variants', session: id, id: jid, cfg, variants });
+        return jid;
+      },
+      /** A fixed list of measurements (worker.js 'study'), on background Worker `slot`; latest wins. */
+      study(tasks, slot = 0) {
+        const jid = ++seq;
+        jobIds.study = jid;
+        pool.study({ type: 'study', session: id, id: jid, tasks }, slot);
         return jid;
       },
       cancel(kind) {
@@ -304,6 +311,12 @@ export function createEngineClient(fg, createBackground = null, { sweepWorkers =
             return;
           case 'variantsDone':
             if (m.id === jobIds.variants) h.onVariantsDone(m.id);
+            return;
+          case 'studyPoint':
+            if (m.id === jobIds.study) h.onStudyPoint(m);
+            return;
+          case 'studyDone':
+            if (m.id === jobIds.study) h.onStudyDone(m.id);
             return;
           default:
         }

@@ -8,6 +8,10 @@
 //            'sweepDone' { part }. A page may split one sweep's d_k points into parts (one per
 //            sweep Worker); each part is its own job, keyed by `part`.
 //        { type: 'variants', session, id, cfg, variants }           → out 'variantPoint'*, 'variantsDone'
+//        { type: 'study', session, id, tasks }                      → out 'studyPoint'*, 'studyDone'
+//          A fixed list of measurements (the chapter panels that do not follow the page's setting):
+//          task { over: 'dk', cfg, xs, scales } (engine.sweepScalesJob) → { task, x, points };
+//          task { over: 'seqLen', cfg, xs } (engine.sweepSeqLenPoints) → { task, x, point }.
 //        { type: 'cancel', session, kind: 'sweep' | 'variants' }    (every part of that kind)
 //        { type: 'close', session }
 //        { type: 'train', session, id, tag, op, … }                 → out 'train' (same id, op, tag)
@@ -126,6 +130,51 @@ function variantsJob({ session, id, cfg, variants }) {
   };
 }
 
+function studyJob({ session, id, tasks }) {
+  let t = 0;
+  let current = null; // { advance() → { done, x?, points?/point? }, dispose() } of tasks[t]
+  const open = (task) => {
+    if (task.over === 'seqLen') {
+      const it = engine.sweepSeqLenPoints(task.cfg, task.xs);
+      return {
+        advance() {
+          const { done, value } = it.next();
+          return done ? { done: true } : { done: false, x: value.seqLen, point: value };
+        },
+        dispose: () => it.return?.(),
+      };
+    }
+    const job = engine.sweepScalesJob(task.cfg, task.xs, task.scales);
+    return {
+      advance() {
+        const { done, value } = job.advance(SLICE_MS);
+        return done ? { done: true } : value ? { done: false, x: value.dk, points: value.points } : { done: false };
+      },
+      dispose: () => job.delete(),
+    };
+  };
+  return {
+    session, id, kind: 'study',
+    next() {
+      if (t >= tasks.length) {
+        self.postMessage({ type: 'studyDone', session, id });
+        return false;
+      }
+      current ??= open(tasks[t]);
+      const step = current.advance();
+      if (step.done) {
+        current.dispose();
+        current = null;
+        t += 1;
+      } else if (step.x !== undefined) {
+        self.postMessage({ type: 'studyPoint', session, id, task: t, x: step.x, points: step.points, point: step.point });
+      }
+      return true;
+    },
+    dispose() { current?.dispose(); current = null; },
+  };
+}
+
 /** Drops the jobs whose key starts with `prefix`, freeing what they hold in the engine. */
 function dropJobs(prefix) {
   for (const [key, job] of jobs) {
@@ -217,12 +266,13 @@ self.onmessage = (e) => {
       runs.set(m.session, m);
       break;
     case 'sweep':
-    case 'variants': {
+    case 'variants':
+    case 'study': {
       if (!engine) { pending.push(m); return; }
       const key = `${m.session}:${m.type}:${m.part ?? 0}`;
       dropJobs(key);
       try {
-        jobs.set(key, m.type === 'sweep' ? sweepJob(m) : variantsJob(m));
+        jobs.set(key, m.type === 'sweep' ? sweepJob(m) : m.type === 'study' ? studyJob(m) : variantsJob(m));
       } catch (err) { errorOut(m.session, m.id, m.type, err); }
       break;
     }

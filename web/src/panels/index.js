@@ -11,6 +11,8 @@ const loaders = {
   heatmap: () => import('./heatmap.js'),
   precision: () => import('./precision.js'),
   training: () => import('./training.js'),
+  schemes: () => import('./schemes.js'),
+  length: () => import('./length.js'),
 };
 
 export const PANELS = Object.freeze(Object.fromEntries(Object.entries(PANEL_META)

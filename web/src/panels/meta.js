@@ -17,4 +17,6 @@ export const PANEL_META = Object.freeze({
   heatmap: { name: 'heatmap', title: 'Attention weights' },
   precision: { name: 'precision', title: 'Precision: where values stop being finite', variants: PRECISION_VARIANTS.map((v) => v.set) },
   training: { name: 'training', title: 'Training side by side' },
+  schemes: { name: 'schemes', title: 'Scaling schemes vs d_k, three assumptions' },
+  length: { name: 'length', title: 'Attention vs context length T' },
 });
