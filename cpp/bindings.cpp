@@ -75,6 +75,25 @@ bool read_fields(const val& cfg, FieldMap& fields, ConfigError& err) {
   return true;
 }
 
+// cfg with seqLen set to T (replacing any given) and a given blockSize above T lowered to T.
+bool read_seq_len_config(const val& cfg, int T, Config& c, ConfigError& err) {
+  FieldMap fields;
+  if (!read_fields(cfg, fields, err)) return false;
+  FieldMap sized;
+  for (auto& f : fields) {
+    if (f.first == "seqLen") continue;
+    if (f.first == "blockSize" && f.second.kind == FieldValue::Kind::number && f.second.number > T)
+      f.second.number = T;
+    sized.push_back(f);
+  }
+  FieldValue t;
+  t.kind = FieldValue::Kind::number;
+  t.number = T;
+  sized.emplace_back("seqLen", t);
+  err = parse_config(sized, c);
+  return err.ok();
+}
+
 bool read_config(const val& cfg, Config& c, ConfigError& err) {
   FieldMap fields;
   if (!read_fields(cfg, fields, err)) return false;
@@ -102,33 +121,36 @@ void set_stats(val& out, const RunStats& s) {
                                      : val(std::string(stage_name(s.firstNonFiniteStage))));
 }
 
-bool read_dks(const val& dks, std::vector<int>& list, ConfigError& err) {
-  const std::string expected =
-      "dks must be a non-empty array (at most 64 entries) of integers in [1, 4096]";
-  if (!val::global("Array").call<bool>("isArray", dks) &&
-      !val::global("ArrayBuffer").call<bool>("isView", dks)) {
-    err = {"TypeError", expected + ", got " + dks.typeOf().as<std::string>()};
+// A non-empty array (≤ 64 entries) of integers in [lo, hi], named `name` in errors.
+bool read_int_list(const val& list, const char* name, int lo, int hi, std::vector<int>& out,
+                   ConfigError& err) {
+  const std::string expected = std::string(name) +
+                               " must be a non-empty array (at most 64 entries) of integers in [" +
+                               std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  if (!val::global("Array").call<bool>("isArray", list) &&
+      !val::global("ArrayBuffer").call<bool>("isView", list)) {
+    err = {"TypeError", expected + ", got " + list.typeOf().as<std::string>()};
     return false;
   }
-  const int n = dks["length"].as<int>();
+  const int n = list["length"].as<int>();
   if (n < 1 || n > 64) {
     err = {"RangeError", expected + ", got length " + std::to_string(n)};
     return false;
   }
   for (int i = 0; i < n; ++i) {
-    const val v = dks[i];
+    const val v = list[i];
     if (v.typeOf().as<std::string>() != "number") {
       err = {"TypeError", expected + ", got a " + v.typeOf().as<std::string>() + " at index " +
                               std::to_string(i)};
       return false;
     }
     const double x = v.as<double>();
-    if (!(x >= 1 && x <= 4096) || static_cast<double>(static_cast<int>(x)) != x) {
+    if (!(x >= lo && x <= hi) || static_cast<double>(static_cast<int>(x)) != x) {
       err = {"RangeError", expected + ", got " + val(x).call<std::string>("toString") +
                                " at index " + std::to_string(i)};
       return false;
     }
-    list.push_back(static_cast<int>(x));
+    out.push_back(static_cast<int>(x));
   }
   return true;
 }
@@ -216,7 +238,7 @@ class JsEngine {
     std::vector<Config> configs;
     if (!read_scales(fields, scales, configs, err)) return error_value(err);
     std::vector<int> list;
-    if (!read_dks(dks, list, err)) return error_value(err);
+    if (!read_int_list(dks, "dks", 1, 4096, list, err)) return error_value(err);
     const int id = nextSweepId_++;
     sweeps_.emplace(id, std::make_unique<SweepJob>(std::move(configs), list));
     val out = val::object();
@@ -260,6 +282,29 @@ class JsEngine {
     return out;
   }
 
+  // Checks a sweep over T: { seqLen: Int32Array } or an error naming cfg's field or seqLens.
+  val seqLenSweepCheck(val cfg, val seqLens) {
+    std::vector<int> list;
+    ConfigError err;
+    if (!read_int_list(seqLens, "seqLens", 2, 2048, list, err)) return error_value(err);
+    Config c;
+    if (!read_seq_len_config(cfg, list.front(), c, err)) return error_value(err);
+    val out = val::object();
+    out.set("seqLen", copy_to_js("Int32Array", list.data(), list.size()));
+    return out;
+  }
+
+  // One point of a sweep over T: the statistics of run({ ...cfg, seqLen }) as { seqLen, … }.
+  val seqLenPoint(val cfg, int seqLen) {
+    Config c;
+    ConfigError err;
+    if (!read_seq_len_config(cfg, seqLen, c, err)) return error_value(err);
+    val point = val::object();
+    point.set("seqLen", seqLen);
+    set_stats(point, engine_.stats(c));
+    return point;
+  }
+
   void sweepEnd(int id) {
     auto it = sweeps_.find(id);
     if (it == sweeps_.end()) return;
@@ -299,8 +344,9 @@ class JsEngine {
     FieldMap fields;
     ConfigError err;
     if (!read_fields(opts, fields, err)) return error_value(err);
-    static const char* const allowed[] = {"seqLen", "dk",        "scale",   "subtractMax",
-                                          "causal", "precision", "saturate"};
+    static const char* const allowed[] = {"seqLen",      "dk",        "scale",    "subtractMax",
+                                          "causal",      "precision", "saturate", "qkNorm",
+                                          "lengthScale", "softcap"};
     for (const auto& [name, value] : fields) {
       bool ok = false;
       for (const char* a : allowed) ok = ok || name == a;
@@ -308,7 +354,8 @@ class JsEngine {
         return error_value(
             "TypeError",
             "unknown attention option '" + name.substr(0, 40) +
-                "'; valid options: seqLen, dk, scale, subtractMax, causal, precision, saturate");
+                "'; valid options: seqLen, dk, scale, subtractMax, causal, precision, saturate, "
+                "qkNorm, lengthScale, softcap");
     }
     for (const char* required : {"seqLen", "dk"}) {
       bool given = false;
@@ -336,8 +383,9 @@ class JsEngine {
       val(emscripten::typed_memory_view(n, buffers[i]->data())).call<void>("set", *inputs[i]);
     }
     o_.resize(n);
-    forward_.run({c.seqLen, c.dk, scale_factor(c), c.subtractMax, c.causal, c.format}, q_.data(),
-                 k_.data(), v_.data(), o_.data());
+    forward_.run({c.seqLen, c.dk, scale_factor(c), c.subtractMax, c.causal, c.format, c.qkNorm,
+                  c.lengthScale, static_cast<float>(c.softcap)},
+                 q_.data(), k_.data(), v_.data(), o_.data());
     // new Float32Array(n) + set(view): in V8 about half the cost of new Float32Array(view) for
     // large outputs (measured for issue 7: 77 µs vs 135 µs at 64 Ki floats).
     val output = val::global("Float32Array").new_(n);
@@ -528,6 +576,8 @@ EMSCRIPTEN_BINDINGS(attnscale) {
       .function("sweepBegin", &JsEngine::sweepBegin)
       .function("sweepAdvance", &JsEngine::sweepAdvance)
       .function("sweepEnd", &JsEngine::sweepEnd)
+      .function("seqLenSweepCheck", &JsEngine::seqLenSweepCheck)
+      .function("seqLenPoint", &JsEngine::seqLenPoint)
       .function("lastSweepPhaseMs", &JsEngine::lastSweepPhaseMs)
       .function("round", &JsEngine::round)
       .function("attention", &JsEngine::attention);

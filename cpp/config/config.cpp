@@ -5,17 +5,31 @@
 #include <cstdlib>
 #include <string_view>
 
+#ifdef __EMSCRIPTEN__
+#include <emscripten/val.h>
+#endif
+
 namespace attnscale {
 
 std::string format_number(double v) {
+#ifdef __EMSCRIPTEN__
+  // JS's Number#toString is already the shortest text that reads back; printf's %g would pull
+  // musl's long-double formatting into the web component's download (~7 KB gzip, issue 13).
+  return emscripten::val(v).call<std::string>("toString");
+#else
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
   char buf[64];
+  if (v == std::floor(v) && std::fabs(v) < 1e15) {  // integers as integers ("50", not "5e+01")
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
   for (int precision = 1; precision <= 17; ++precision) {
     std::snprintf(buf, sizeof buf, "%.*g", precision, v);
     if (std::strtod(buf, nullptr) == v) break;
   }
   return buf;
+#endif
 }
 
 namespace {
@@ -49,6 +63,12 @@ const std::vector<FieldSpec> kSchema = {
      "Correlation between q_i and k_i of the same token; the argument assumes 0."},
     {"seed", FieldType::integer, 0, kMaxSeed, false, "", "1", "seed",
      "Random seed of the sampled Q, K, V and upstream gradient."},
+    {"qkNorm", FieldType::enumeration, 0, 0, false, "none,rms,layer", "none", "QK-norm",
+     "Normalize each query and key over its d_k components before q·k: rms or layer norm."},
+    {"lengthScale", FieldType::number, 0, 4, false, "", "0", "length scale s",
+     "Multiply each row's logits by s·ln n, n = keys the row sees (Scalable-Softmax); 0: off."},
+    {"softcap", FieldType::number, 0, 1000, false, "", "0", "soft-cap c",
+     "Squash each logit z to c·tanh(z/c), inside (−c, c) (Gemma 2 uses 50); 0: off."},
 };
 
 std::string describe(const FieldValue& v) {
@@ -220,6 +240,12 @@ ConfigError parse_config(const FieldMap& fields, Config& out) {
       c.correlation = value.number;
     else if (name == "seed")
       c.seed = static_cast<std::uint32_t>(value.number);
+    else if (name == "qkNorm")
+      parse_qk_norm(value.text, c.qkNorm);
+    else if (name == "lengthScale")
+      c.lengthScale = value.number;
+    else if (name == "softcap")
+      c.softcap = value.number;
   }
   if (blockSizeGiven) {
     if (auto e = check_number(spec("blockSize"), blockSizeValue, c.seqLen); !e.ok()) return e;
@@ -246,6 +272,8 @@ ConfigError validate_config(const Config& c) {
   num("std", c.std);
   num("correlation", c.correlation);
   num("seed", c.seed);
+  num("lengthScale", c.lengthScale);
+  num("softcap", c.softcap);
   Config ignored;
   return parse_config(fields, ignored);
 }
@@ -321,7 +349,9 @@ std::string config_to_json(const Config& c) {
          "\",\"blockSize\":" + std::to_string(c.blockSize) +
          ",\"causal\":" + (c.causal ? "true" : "false") + ",\"mean\":" + format_number(c.mean) +
          ",\"std\":" + format_number(c.std) + ",\"correlation\":" + format_number(c.correlation) +
-         ",\"seed\":" + std::to_string(c.seed) + "}";
+         ",\"seed\":" + std::to_string(c.seed) + ",\"qkNorm\":\"" + qk_norm_name(c.qkNorm) +
+         "\",\"lengthScale\":" + format_number(c.lengthScale) +
+         ",\"softcap\":" + format_number(c.softcap) + "}";
 }
 
 }  // namespace attnscale

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "config/logit_schemes.hpp"
 #include "precision/format.hpp"
 
 namespace attnscale {
@@ -29,6 +30,10 @@ struct Config {
   double std = 1.0;
   double correlation = 0.0;
   std::uint32_t seed = 1;
+  // Beyond 1/√d_k (config/logit_schemes.hpp): z = softcap(scale · q̂·k̂ · lengthScale·ln n_i).
+  QkNorm qkNorm = QkNorm::none;
+  double lengthScale = 0.0;  // 0: off
+  double softcap = 0.0;      // 0: off
 };
 
 // The multiplier applied to QKᵀ: 1, 1/√d_k, 1/d_k or the custom value, as float32.

@@ -8,10 +8,14 @@ namespace {
 constexpr std::size_t kKeepBytes = std::size_t{64} << 20;
 }  // namespace
 
-RunResult AttentionEngine::run(const Config& c) {
-  workspace_.reset(c.seqLen, c.dk, uses_gram(c.seqLen, c.dk));
+RunResult AttentionEngine::run(const Config& c) { return measure(c, true); }
+
+RunStats AttentionEngine::stats(const Config& c) { return measure(c, false).stats; }
+
+RunResult AttentionEngine::measure(const Config& c, bool keepMatrices) {
+  workspace_.reset(c.seqLen, c.dk, uses_gram(c.seqLen, c.dk, c.qkNorm));
   configs_.assign(1, c);
-  job_.plan(workspace_, configs_, c.dk, true);
+  job_.plan(workspace_, configs_, c.dk, keepMatrices);
   job_.run_until(Clock::time_point::max());
   RunResult out = std::move(job_.results().front());
   // Buffers above kKeepBytes go back to the allocator, so that a large run and a large sweep one
@@ -24,7 +28,7 @@ SweepJob::SweepJob(std::vector<Config> configs, std::vector<int> dks)
     : configs_(std::move(configs)), dks_(std::move(dks)) {
   const int cols = dks_.empty() ? 1 : *std::max_element(dks_.begin(), dks_.end());
   const int T = configs_.front().seqLen;
-  workspace_.reset(T, cols, uses_gram(T, cols));
+  workspace_.reset(T, cols, uses_gram(T, cols, configs_.front().qkNorm));
 }
 
 bool SweepJob::advance(Clock::time_point deadline) {

@@ -17,8 +17,12 @@ class AttentionEngine {
  public:
   // `c` must be valid (parse_config / validate_config).
   RunResult run(const Config& c);
+  // The same measurement without the histograms, weights and per-row arrays (a sweep point).
+  RunStats stats(const Config& c);
 
  private:
+  RunResult measure(const Config& c, bool keepMatrices);
+
   Workspace workspace_;
   std::vector<Config> configs_;
   PointJob job_;

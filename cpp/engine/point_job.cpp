@@ -8,6 +8,7 @@
 #include "kernels/gemm.hpp"
 #include "kernels/online_softmax.hpp"
 #include "kernels/panel_gemm.hpp"
+#include "kernels/qk_norm.hpp"
 #include "kernels/softmax_row.hpp"
 #include "simd/batch.hpp"
 #include "stats/logit_theory.hpp"
@@ -115,6 +116,13 @@ void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, b
   }
   add_rows(Phase::logits, 60 * T, [this](int r0, int r1) { raw_logit_rows(r0, r1); });
   add(Phase::logits, [this] { raw_summary(); });
+  const QkNorm norm = configs.front().qkNorm;
+  if (norm != QkNorm::none) {
+    add_rows(Phase::logits, 30 * d, [this](int r0, int r1) { normalize_rows(r0, r1); });
+    add_rows(Phase::products, 2 * T * d * 1.5,
+             [this](int r0, int r1) { norm_product_rows(r0, r1); });
+  }
+  add(Phase::logits, [this] { norm_summary(); });
 
   for (int s = 0; s < static_cast<int>(configs.size()); ++s) {
     add(Phase::logits, [this, s] { begin_scale(s); });
@@ -125,7 +133,7 @@ void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, b
     add_rows(Phase::output, 100 * d, [this](int r0, int r1) { prepare_output_rows(r0, r1); });
     add_rows(Phase::output, (online ? 6 : 2) * T * d,
              [this, s](int r0, int r1) { output_rows(s, r0, r1); });
-    if (uses_gram(ws.seqLen, dk)) {
+    if (uses_gram(ws.seqLen, dk, norm)) {
       add_rows(Phase::backward, 60 * T, [this, s](int r0, int r1) { ds_rows(s, r0, r1); });
       // (Steps of multiply_rows are 1.5× the usual work: each packs its B panels anew.)
       add_rows(Phase::backward, T * T / 1.5, [this](int r0, int r1) { gram_q_rows(r0, r1); });
@@ -214,13 +222,61 @@ void PointJob::raw_summary() {
     rawHistogram_ = visible_histogram(ws.z.data(), ws.seqLen, configs_->front().causal, raw_);
 }
 
+// QK-norm: rows of q̂ and k̂ over the first d_k columns, rounded to the format.
+void PointJob::normalize_rows(int r0, int r1) {
+  Workspace& ws = *ws_;
+  const Config& c = configs_->front();
+  const int T = ws.seqLen, d = dk_;
+  const std::size_t Td = static_cast<std::size_t>(T) * d;
+  ws.qn.resize(Td);
+  ws.kn.resize(Td);
+  ws.qInv.resize(T);
+  ws.kInv.resize(T);
+  for (int t = r0; t < r1; ++t) {
+    const long in = static_cast<long>(t) * ws.cols, out = static_cast<long>(t) * d;
+    ws.qInv[t] = normalize_row(c.qkNorm, ws.q.data() + in, d, ws.qn.data() + out);
+    ws.kInv[t] = normalize_row(c.qkNorm, ws.k.data() + in, d, ws.kn.data() + out);
+    round_inplace(c.format, ws.qn.data() + out, d);
+    round_inplace(c.format, ws.kn.data() + out, d);
+  }
+}
+
+// Rows of q̂k̂ᵀ in fp32 (a fresh product per d_k: normalizing depends on every column), and
+// their rounding into z for the statistics of q̂·k̂.
+void PointJob::norm_product_rows(int r0, int r1) {
+  Workspace& ws = *ws_;
+  const int T = ws.seqLen, d = dk_;
+  const std::size_t TT = static_cast<std::size_t>(T) * T, from = static_cast<std::size_t>(r0) * T,
+                    count = static_cast<std::size_t>(r1 - r0) * T;
+  ws.normLogits.resize(TT);
+  ws.panel.resize(static_cast<std::size_t>(std::max(T, std::min(d, 256))) * panel::kPanelWidth);
+  panel::multiply_rows(r1 - r0, T, d, ws.qn.data() + static_cast<long>(r0) * d, d, ws.kn.data(), 1,
+                       d, ws.normLogits.data() + from, T, ws.panel.data());
+  std::copy_n(ws.normLogits.begin() + from, count, ws.z.begin() + from);
+  round_inplace(configs_->front().format, ws.z.data() + from, count);
+}
+
+// σ of q̂·k̂ (of q·k itself without QK-norm).
+void PointJob::norm_summary() {
+  const Config& c = configs_->front();
+  normStd_ =
+      c.qkNorm == QkNorm::none ? raw_.std : visible_moments(ws_->z.data(), c.seqLen, c.causal).std;
+}
+
+// What the scaled logits start from: q·k, or q̂·k̂ with QK-norm (fp32, before rounding).
+const std::vector<float>& PointJob::logit_source() const {
+  return configs_->front().qkNorm == QkNorm::none ? ws_->logits : ws_->normLogits;
+}
+
 void PointJob::begin_scale(int s) {
   const Config& c = (*configs_)[s];
   RunResult& out = results_[s];
   RunStats& st = out.stats;
   state_ = ScaleState{};
   state_.scale = scale_factor(c);
+  state_.transform = logit_transform(c);
   st.scaleFactor = state_.scale;
+  st.normLogitStd = normStd_;
   st.largestFinite = largest_finite(c.format.precision);
   st.rawLogitStdTheory =
       raw_logit_std_theory(dk_, c.seqLen, c.causal, c.mean, c.std, c.correlation);
@@ -232,17 +288,24 @@ void PointJob::begin_scale(int s) {
   out.rowJacobianNorm.resize(c.seqLen);
 }
 
-// Scaled logits round(round(QKᵀ) · s).
+// Scaled logits round(round(QKᵀ) · s), or with QK-norm, length scale and soft-cap
+// (kernels/logit_transform.hpp).
 void PointJob::scaled_logit_rows(int s, int r0, int r1) {
   Workspace& ws = *ws_;
-  const Format fmt = (*configs_)[s].format;
+  const Config& c = (*configs_)[s];
+  const Format fmt = c.format;
   const std::size_t T = ws.seqLen, from = r0 * T, count = (r1 - r0) * T;
   float* z = ws.z.data() + from;
-  std::copy_n(ws.logits.begin() + from, count, z);
+  std::copy_n(logit_source().begin() + from, count, z);
   round_inplace(fmt, z, count);
-  const float scale = state_.scale;
-  for (std::size_t i = 0; i < count; ++i) z[i] = z[i] * scale;
-  round_inplace(fmt, z, count);
+  const LogitTransform& t = state_.transform;
+  if (t.lengthScale == 0) {
+    transform_logits(t, 1.0f, fmt, z, count);
+    return;
+  }
+  for (int i = r0; i < r1; ++i)
+    transform_logits(t, length_factor(t, visible_keys(i, c.seqLen, c.causal)), fmt,
+                     ws.z.data() + static_cast<std::size_t>(i) * T, T);
 }
 
 void PointJob::logit_summary(int s) {
@@ -354,7 +417,9 @@ void PointJob::ds_rows(int s, int r0, int r1) {
   const Config& c = (*configs_)[s];
   const int T = c.seqLen;
   const float scale = state_.scale;
+  const LogitTransform& t = state_.transform;
   ws.ds.resize(static_cast<std::size_t>(T) * T);
+  ws.slope.resize(T);
   for (int i = r0; i < r1; ++i) {
     const int n = visible_keys(i, T, c.causal);
     const float* p = &ws.p[static_cast<std::size_t>(i) * T];
@@ -362,34 +427,56 @@ void PointJob::ds_rows(int s, int r0, int r1) {
     float r = 0;
     for (int j = 0; j < n; ++j) r = r + p[j] * dp[j];
     float* ds = &ws.ds[static_cast<std::size_t>(i) * T];
-    for (int j = 0; j < n; ++j) ds[j] = scale * (p[j] * (dp[j] - r));
+    if (t.identityBeyondScale()) {
+      for (int j = 0; j < n; ++j) ds[j] = scale * (p[j] * (dp[j] - r));
+    } else {  // × ∂z/∂n beyond the scale: ℓ_i · (1 − tanh²)
+      float* rounded = ws.slope.data();
+      std::copy_n(logit_source().begin() + static_cast<std::size_t>(i) * T, n, rounded);
+      round_inplace(c.format, rounded, n);
+      logit_slopes(t, length_factor(t, n), rounded, rounded, n);
+      for (int j = 0; j < n; ++j) ds[j] = scale * (p[j] * (dp[j] - r) * rounded[j]);
+    }
     std::fill(ds + n, ds + T, 0.0f);
   }
 }
 
-// Rows of dQ = dS K, of which only Σ dQ² is kept.
+// Rows of dQ = dS K, of which only Σ dQ² is kept. With QK-norm: dQ̂ = dS K̂, then each row back
+// through its normalization.
 void PointJob::backward_q_rows(int s, int r0, int r1) {
   Workspace& ws = *ws_;
-  const int T = (*configs_)[s].seqLen, d = dk_;
+  const Config& c = (*configs_)[s];
+  const int T = c.seqLen, d = dk_;
+  const bool norm = c.qkNorm != QkNorm::none;
   const std::size_t n = static_cast<std::size_t>(r1 - r0) * d;
   ws.rowsA.resize(n);
   ws.panel.resize(static_cast<std::size_t>(T) * panel::kPanelWidth);
-  panel::multiply_rows(r1 - r0, d, T, ws.ds.data() + static_cast<long>(r0) * T, T, ws.k.data(),
-                       ws.cols, 1, ws.rowsA.data(), d, ws.panel.data());
+  panel::multiply_rows(r1 - r0, d, T, ws.ds.data() + static_cast<long>(r0) * T, T,
+                       norm ? ws.kn.data() : ws.k.data(), norm ? d : ws.cols, 1, ws.rowsA.data(), d,
+                       ws.panel.data());
+  if (norm)
+    for (int i = r0; i < r1; ++i)
+      normalize_row_backward(c.qkNorm, ws.qn.data() + static_cast<long>(i) * d, ws.qInv[i], d,
+                             ws.rowsA.data() + static_cast<long>(i - r0) * d);
   state_.dqSquares += sum_squares(ws.rowsA.data(), n);
 }
 
 // Rows of dK = dSᵀ Q (every row of dS is done by now).
 void PointJob::backward_k_rows(int s, int r0, int r1) {
   Workspace& ws = *ws_;
-  const int T = (*configs_)[s].seqLen, d = dk_;
+  const Config& c = (*configs_)[s];
+  const int T = c.seqLen, d = dk_;
+  const bool norm = c.qkNorm != QkNorm::none;
   const std::size_t n = static_cast<std::size_t>(r1 - r0) * d;
   ws.rowsA.resize(n);
   ws.rowsB.resize(static_cast<std::size_t>(r1 - r0) * T);
   ws.panel.resize(static_cast<std::size_t>(T) * panel::kPanelWidth);
   transpose(T, r1 - r0, ws.ds.data() + r0, T, ws.rowsB.data(), T);  // columns r0… of dS
-  panel::multiply_rows(r1 - r0, d, T, ws.rowsB.data(), T, ws.q.data(), ws.cols, 1, ws.rowsA.data(),
-                       d, ws.panel.data());
+  panel::multiply_rows(r1 - r0, d, T, ws.rowsB.data(), T, norm ? ws.qn.data() : ws.q.data(),
+                       norm ? d : ws.cols, 1, ws.rowsA.data(), d, ws.panel.data());
+  if (norm)
+    for (int i = r0; i < r1; ++i)
+      normalize_row_backward(c.qkNorm, ws.kn.data() + static_cast<long>(i) * d, ws.kInv[i], d,
+                             ws.rowsA.data() + static_cast<long>(i - r0) * d);
   state_.dkSquares += sum_squares(ws.rowsA.data(), n);
 }
 

@@ -20,6 +20,7 @@
 #include "config/config.hpp"
 #include "engine/run_result.hpp"
 #include "engine/workspace.hpp"
+#include "kernels/logit_transform.hpp"
 
 namespace attnscale {
 
@@ -32,8 +33,11 @@ const char* phase_name(Phase p);
 using PhaseTimes = std::array<double, static_cast<int>(Phase::count)>;
 
 // Whether the gradient norms at (T, d_k) come from the Gram matrices (engine/point_job.cpp): a
-// function of the shape only, so run and sweep take the same path.
-inline bool uses_gram(int seqLen, int dk) { return dk >= seqLen; }
+// function of the shape (and of QK-norm, whose backward needs dQ̂ row by row) only, so run and
+// sweep take the same path.
+inline bool uses_gram(int seqLen, int dk, QkNorm norm) {
+  return dk >= seqLen && norm == QkNorm::none;
+}
 
 class PointJob {
  public:
@@ -50,6 +54,7 @@ class PointJob {
  private:
   struct ScaleState {
     float scale = 1;
+    LogitTransform transform;
     Moments logits;
     double maxRowSum = 0;  // max over rows of Σ|p|
     bool needOutput = false;
@@ -64,6 +69,10 @@ class PointJob {
   void accumulate_rows(int c0, int c1, int r0, int r1);
   void raw_logit_rows(int r0, int r1);
   void raw_summary();
+  void normalize_rows(int r0, int r1);
+  void norm_product_rows(int r0, int r1);
+  void norm_summary();
+  const std::vector<float>& logit_source() const;
   void begin_scale(int s);
   void scaled_logit_rows(int s, int r0, int r1);
   void logit_summary(int s);
@@ -83,6 +92,7 @@ class PointJob {
   int dk_ = 0;
   bool keep_ = false;
   Moments raw_;
+  double normStd_ = 0;
   Histogram rawHistogram_;
   ScaleState state_;
   std::vector<RunResult> results_;

@@ -25,16 +25,16 @@ const char* stage_name(Stage s) {
 
 const std::vector<ScalarField>& scalar_fields() {
   static const std::vector<ScalarField> fields = {
-      ATTNSCALE_FIELD(rawLogitMean),      ATTNSCALE_FIELD(rawLogitStd),
-      ATTNSCALE_FIELD(rawLogitStdTheory), ATTNSCALE_FIELD(scaleFactor),
-      ATTNSCALE_FIELD(logitMean),         ATTNSCALE_FIELD(logitStd),
-      ATTNSCALE_FIELD(logitMin),          ATTNSCALE_FIELD(logitMax),
-      ATTNSCALE_FIELD(entropy),           ATTNSCALE_FIELD(entropyMax),
-      ATTNSCALE_FIELD(maxWeight),         ATTNSCALE_FIELD(saturatedFraction),
-      ATTNSCALE_FIELD(jacobianNormMean),  ATTNSCALE_FIELD(jacobianNormMedian),
-      ATTNSCALE_FIELD(gradNormQ),         ATTNSCALE_FIELD(gradNormK),
-      ATTNSCALE_FIELD(nonFiniteRows),     ATTNSCALE_FIELD(onlineMaxAbsDiff),
-      ATTNSCALE_FIELD(largestFinite),
+      ATTNSCALE_FIELD(rawLogitMean),       ATTNSCALE_FIELD(rawLogitStd),
+      ATTNSCALE_FIELD(rawLogitStdTheory),  ATTNSCALE_FIELD(normLogitStd),
+      ATTNSCALE_FIELD(scaleFactor),        ATTNSCALE_FIELD(logitMean),
+      ATTNSCALE_FIELD(logitStd),           ATTNSCALE_FIELD(logitMin),
+      ATTNSCALE_FIELD(logitMax),           ATTNSCALE_FIELD(entropy),
+      ATTNSCALE_FIELD(entropyMax),         ATTNSCALE_FIELD(maxWeight),
+      ATTNSCALE_FIELD(saturatedFraction),  ATTNSCALE_FIELD(jacobianNormMean),
+      ATTNSCALE_FIELD(jacobianNormMedian), ATTNSCALE_FIELD(gradNormQ),
+      ATTNSCALE_FIELD(gradNormK),          ATTNSCALE_FIELD(nonFiniteRows),
+      ATTNSCALE_FIELD(onlineMaxAbsDiff),   ATTNSCALE_FIELD(largestFinite),
   };
   return fields;
 }

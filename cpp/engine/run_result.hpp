@@ -20,6 +20,7 @@ struct NonFiniteCounts {
 
 struct RunStats {
   double rawLogitMean = 0, rawLogitStd = 0, rawLogitStdTheory = 0;
+  double normLogitStd = 0;  // σ of q̂·k̂ before the scale (= rawLogitStd without QK-norm)
   double scaleFactor = 1;
   double logitMean = 0, logitStd = 0, logitMin = 0, logitMax = 0;
   double entropy = 0, entropyMax = 0, maxWeight = 0, saturatedFraction = 0;

@@ -6,7 +6,9 @@
 #include <type_traits>
 
 #include "kernels/gemm.hpp"
+#include "kernels/logit_transform.hpp"
 #include "kernels/panel_gemm.hpp"
+#include "kernels/qk_norm.hpp"
 #include "kernels/softmax_row.hpp"
 #include "simd/batch.hpp"
 #include "simd/fast_math.hpp"
@@ -212,7 +214,19 @@ float exp_and_sum(const float* z, int n, float m, float* p) {
 
 void AttentionForward::run(const ForwardShape& s, const float* q, const float* k, const float* v,
                            float* o) {
-  if (s.format.precision == Precision::fp32) {
+  if (s.qkNorm != QkNorm::none) {  // q̂ and k̂, rounded to the format as every input is
+    const std::size_t n = static_cast<std::size_t>(s.seqLen) * s.dk;
+    qn_.resize(n);
+    kn_.resize(n);
+    for (int t = 0; t < s.seqLen; ++t) {
+      const std::size_t row = static_cast<std::size_t>(t) * s.dk;
+      normalize_row(s.qkNorm, q + row, s.dk, qn_.data() + row);
+      normalize_row(s.qkNorm, k + row, s.dk, kn_.data() + row);
+    }
+    q = qn_.data();
+    k = kn_.data();
+  }
+  if (s.format.precision == Precision::fp32 && s.lengthScale == 0 && s.softcap == 0) {
     run_fp32(s, q, k, v, o);
   } else {
     run_rounded(s, q, k, v, o);
@@ -264,8 +278,13 @@ void AttentionForward::run_rounded(const ForwardShape& s, const float* qIn, cons
     for (int r = 0; r < rows; ++r) {
       float* z = &block_[static_cast<std::size_t>(r) * T];
       const int n = visible_keys(i0 + r, T, s.causal);
-      for (int j = 0; j < n; ++j) z[j] = z[j] * s.scale;
-      if (s.format.precision != Precision::fp32) round_inplace(s.format, z, n);
+      if (s.lengthScale == 0 && s.softcap == 0) {
+        for (int j = 0; j < n; ++j) z[j] = z[j] * s.scale;
+        if (s.format.precision != Precision::fp32) round_inplace(s.format, z, n);
+      } else {
+        const LogitTransform t{s.scale, s.lengthScale, s.softcap};
+        transform_logits(t, length_factor(t, n), s.format, z, n);
+      }
       softmax_row(z, n, s.subtractMax, s.format, z);  // in place: exp reads z[j] before writing it
       std::fill(z + n, z + keys, 0.0f);
     }
@@ -279,14 +298,29 @@ void AttentionForward::run_rounded(const ForwardShape& s, const float* qIn, cons
 void attention_forward_reference(const ForwardShape& s, const float* q, const float* k,
                                  const float* v, double* o) {
   const int T = s.seqLen, d = s.dk;
-  std::vector<double> p(T);
+  std::vector<double> p(T), qn(q, q + T * d), kn(k, k + T * d);
+  if (s.qkNorm != QkNorm::none)
+    for (std::vector<double>* x : {&qn, &kn})
+      for (int t = 0; t < T; ++t) {
+        double* row = x->data() + static_cast<std::size_t>(t) * d;
+        double mean = 0, var = 0;
+        if (s.qkNorm == QkNorm::layer) {
+          for (int c = 0; c < d; ++c) mean += row[c];
+          mean /= d;
+        }
+        for (int c = 0; c < d; ++c) var += (row[c] - mean) * (row[c] - mean);
+        const double inv = 1.0 / std::sqrt(var / d + static_cast<double>(kQkNormEps));
+        for (int c = 0; c < d; ++c) row[c] = (row[c] - mean) * inv;
+      }
   for (int i = 0; i < T; ++i) {
     const int n = visible_keys(i, T, s.causal);
+    const double rowFactor = s.lengthScale > 0 ? s.lengthScale * std::log(n) : 1.0;
     double m = -std::numeric_limits<double>::infinity();
     for (int j = 0; j < n; ++j) {
       double dot = 0;
-      for (int c = 0; c < d; ++c) dot += static_cast<double>(q[i * d + c]) * k[j * d + c];
-      p[j] = dot * s.scale;
+      for (int c = 0; c < d; ++c) dot += qn[i * d + c] * kn[j * d + c];
+      p[j] = dot * s.scale * rowFactor;
+      if (s.softcap > 0) p[j] = s.softcap * std::tanh(p[j] / s.softcap);
       m = std::max(m, p[j]);
     }
     if (!s.subtractMax) m = 0;

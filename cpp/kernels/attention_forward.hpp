@@ -19,6 +19,7 @@
 
 #include <vector>
 
+#include "config/logit_schemes.hpp"
 #include "precision/format.hpp"
 
 namespace attnscale {
@@ -30,6 +31,11 @@ struct ForwardShape {
   bool subtractMax;
   bool causal;
   Format format;
+  // Beyond the scale (issue 13; kernels/logit_transform.hpp, kernels/qk_norm.hpp): with any of
+  // these on, q and k rows are normalized first and the rounded path below is taken.
+  QkNorm qkNorm = QkNorm::none;
+  double lengthScale = 0;
+  float softcap = 0;
 };
 
 class AttentionForward {
@@ -44,10 +50,12 @@ class AttentionForward {
                    float* o);
 
   std::vector<float> kt_, block_, qr_, kr_, vr_;           // run_rounded
+  std::vector<float> qn_, kn_;                             // q̂, k̂ with QK-norm
   std::vector<float> kPanels_, vPanels_, z_, p_, invSum_;  // run_fp32
 };
 
-// Scalar double-precision reference of the same (fp32 inputs, no rounding).
+// Scalar double-precision reference of the same (fp32 inputs, no rounding; QK-norm, length scale
+// and soft-cap in double).
 void attention_forward_reference(const ForwardShape& shape, const float* q, const float* k,
                                  const float* v, double* o);
 

@@ -54,6 +54,46 @@ double reference_jacobian_norm_explicit(const std::vector<double>& p) {
   return std::sqrt(sum);
 }
 
+namespace {
+// QK-norm of every row of x (T × d) in double, rounded to the format as the engine stores x̂;
+// inv[t] = 1/√(… + ε) of row t.
+std::vector<double> reference_normalize(const Config& c, const std::vector<double>& x, int T, int d,
+                                        std::vector<double>& inv) {
+  std::vector<double> out(x.size());
+  inv.assign(T, 1.0);
+  for (int t = 0; t < T; ++t) {
+    const double* row = &x[static_cast<std::size_t>(t) * d];
+    double mean = 0, var = 0;
+    if (c.qkNorm == QkNorm::layer) {
+      for (int i = 0; i < d; ++i) mean += row[i];
+      mean /= d;
+    }
+    for (int i = 0; i < d; ++i) var += (row[i] - mean) * (row[i] - mean);
+    inv[t] = 1.0 / std::sqrt(var / d + static_cast<double>(kQkNormEps));
+    for (int i = 0; i < d; ++i)
+      out[static_cast<std::size_t>(t) * d + i] = round_to(c, (row[i] - mean) * inv[t]);
+  }
+  return out;
+}
+
+// ∂L/∂x = J ∂L/∂x̂ per row (kernels/qk_norm.hpp gives J).
+void reference_normalize_backward(QkNorm norm, const std::vector<double>& xhat,
+                                  const std::vector<double>& inv, int T, int d,
+                                  std::vector<double>& g) {
+  for (int t = 0; t < T; ++t) {
+    double* row = &g[static_cast<std::size_t>(t) * d];
+    const double* y = &xhat[static_cast<std::size_t>(t) * d];
+    double dot = 0, sum = 0;
+    for (int i = 0; i < d; ++i) {
+      dot += y[i] * row[i];
+      sum += row[i];
+    }
+    const double mean = norm == QkNorm::layer ? sum / d : 0.0;
+    for (int i = 0; i < d; ++i) row[i] = inv[t] * (row[i] - mean - y[i] * dot / d);
+  }
+}
+}  // namespace
+
 ReferenceResult reference_run(const Config& c, const ReferenceInputs& in) {
   const int T = c.seqLen, d = c.dk;
   const double s = scale_factor(c);
@@ -64,13 +104,33 @@ ReferenceResult reference_run(const Config& c, const ReferenceInputs& in) {
   st.largestFinite = largest_finite(c.format.precision);
   st.rawLogitStdTheory = raw_logit_std_theory(d, T, c.causal, c.mean, c.std, c.correlation);
 
-  std::vector<double> raw(static_cast<std::size_t>(T) * T), z(raw.size());
+  // z = round(cap(round(q̂·k̂) · s · ℓ_i)), cap(u) = c·tanh(u/c), ℓ_i = lengthScale · ln n_i.
+  const bool norm = c.qkNorm != QkNorm::none;
+  std::vector<double> qInv, kInv;
+  const std::vector<double> qn = norm ? reference_normalize(c, in.q, T, d, qInv) : in.q;
+  const std::vector<double> kn = norm ? reference_normalize(c, in.k, T, d, kInv) : in.k;
+  std::vector<double> rowFactor(T, 1.0);
+  if (c.lengthScale > 0)
+    for (int i = 0; i < T; ++i)
+      rowFactor[i] = c.lengthScale * std::log(visible_keys(i, T, c.causal));
+  std::vector<double> raw(static_cast<std::size_t>(T) * T), normed(raw.size()), z(raw.size()),
+      capSlope(raw.size(), 1.0);
   for (int i = 0; i < T; ++i)
     for (int j = 0; j < T; ++j) {
-      double dot = 0;
-      for (int k = 0; k < d; ++k) dot += in.q[i * d + k] * in.k[j * d + k];
+      double dot = 0, ndot = 0;
+      for (int k = 0; k < d; ++k) {
+        dot += in.q[i * d + k] * in.k[j * d + k];
+        ndot += qn[i * d + k] * kn[j * d + k];
+      }
       raw[i * T + j] = round_to(c, dot);
-      z[i * T + j] = round_to(c, raw[i * T + j] * s);
+      normed[i * T + j] = round_to(c, ndot);
+      double u = normed[i * T + j] * s * rowFactor[i];
+      if (c.softcap > 0) {
+        const double th = std::tanh(u / c.softcap);
+        u = c.softcap * th;
+        capSlope[i * T + j] = 1 - th * th;
+      }
+      z[i * T + j] = round_to(c, u);
     }
 
   auto moments = [&](const std::vector<double>& m, double& mean, double& sd, double* lo, double* hi,
@@ -101,6 +161,8 @@ ReferenceResult reference_run(const Config& c, const ReferenceInputs& in) {
     if (nonFinite) *nonFinite = bad;
   };
   moments(raw, st.rawLogitMean, st.rawLogitStd, nullptr, nullptr, nullptr);
+  double normMean = 0;
+  moments(normed, normMean, st.normLogitStd, nullptr, nullptr, nullptr);
   moments(z, st.logitMean, st.logitStd, &st.logitMin, &st.logitMax, &st.nonFinite.logits);
 
   std::vector<double>& p = out.attention;
@@ -182,16 +244,21 @@ ReferenceResult reference_run(const Config& c, const ReferenceInputs& in) {
       dp[j] = v;
       r += p[i * T + j] * v;
     }
-    for (int j = 0; j < n; ++j) ds[i * T + j] = s * p[i * T + j] * (dp[j] - r);
+    for (int j = 0; j < n; ++j)
+      ds[i * T + j] = s * rowFactor[i] * capSlope[i * T + j] * p[i * T + j] * (dp[j] - r);
   }
   out.gradQ.assign(static_cast<std::size_t>(T) * d, 0.0);
   out.gradK.assign(static_cast<std::size_t>(T) * d, 0.0);
   for (int i = 0; i < T; ++i)
     for (int j = 0; j < T; ++j)
       for (int k = 0; k < d; ++k) {
-        out.gradQ[i * d + k] += ds[i * T + j] * in.k[j * d + k];
-        out.gradK[j * d + k] += ds[i * T + j] * in.q[i * d + k];
+        out.gradQ[i * d + k] += ds[i * T + j] * kn[j * d + k];
+        out.gradK[j * d + k] += ds[i * T + j] * qn[i * d + k];
       }
+  if (norm) {
+    reference_normalize_backward(c.qkNorm, qn, qInv, T, d, out.gradQ);
+    reference_normalize_backward(c.qkNorm, kn, kInv, T, d, out.gradK);
+  }
   auto rmsOf = [](const std::vector<double>& x) {
     double sum = 0;
     for (double v : x) sum += v * v;

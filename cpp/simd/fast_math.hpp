@@ -1,9 +1,13 @@
-// exp, log and sin on simd::vf, built only from IEEE + - * / and integer bit moves, so each
-// gives the same bits in every build (native AVX2, wasm SIMD128, wasm scalar). The measurement
-// engine and the trainer (cpp/train/detmath.hpp) share them.
-// xsimd::exp is avoided on purpose: under Emscripten its float->int step is lowered one lane at a
-// time (TOOLCHAIN.md), and its results need not match across archs.
+// exp, log, tanh and sin on simd::vf (and a log in double), built only from IEEE + - * / and
+// integer bit moves, so each gives the same bits in every build (native AVX2, wasm SIMD128, wasm
+// scalar). The measurement engine and the trainer (cpp/train/detmath.hpp) share them. xsimd::exp is
+// avoided on purpose: under Emscripten its float->int step is lowered one lane at a time
+// (TOOLCHAIN.md), and its results need not match across archs.
 #pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <limits>
 
 #include "simd/batch.hpp"
 
@@ -100,6 +104,59 @@ inline vf sin_halfpi(vf x) {
   p = p * x2 + vf(8.3333333333e-3f);
   p = p * x2 + vf(-1.6666666667e-1f);
   return x + x * (p * x2);
+}
+
+// tanh per lane. |x| < 0.3: the odd Taylor series to x^13 (the first omitted term is below
+// 0.4 ulp there); otherwise (1 - e) / (1 + e) with e = exp(-2|x|) <= 0.55, so the difference
+// loses no precision (e below FLT_MIN gives exactly ±1). Sign copied from x; tanh(±inf) = ±1;
+// NaN -> NaN.
+inline vf tanh_fast(vf x) {
+  const vf ax = abs(x);
+  const vf e = exp_fast(vf(-2.0f) * ax);
+  const vf far = (vf(1.0f) - e) / (vf(1.0f) + e);
+  const vf signedFar = as_f(as_u(far) | (as_u(x) & vu(0x80000000u)));
+  const vf x2 = x * x;
+  vf p(3.5921280365e-3f);             // 21844 / 6081075
+  p = p * x2 - vf(8.8632355299e-3f);  // 1382 / 155925
+  p = p * x2 + vf(2.1869488536e-2f);  // 62 / 2835
+  p = p * x2 - vf(5.3968253968e-2f);  // 17 / 315
+  p = p * x2 + vf(1.3333333333e-1f);  // 2 / 15
+  p = p * x2 - vf(3.3333333333e-1f);  // 1 / 3
+  const vf near = x + x * (x2 * p);
+  return select(ax < vf(0.3f), near, signedFar);
+}
+
+// Natural log in double, from frexp (exact) and the atanh series: |error| < 1e-16 relative. No
+// libm log: glibc and Emscripten's musl need not round alike.
+inline double log_double(double x) {
+  if (std::isnan(x) || x < 0.0) return std::numeric_limits<double>::quiet_NaN();
+  if (x == 0.0) return -std::numeric_limits<double>::infinity();
+  if (std::isinf(x)) return x;
+  int e = 0;
+  double m = std::frexp(x, &e);  // x = m * 2^e, m in [0.5, 1)
+  if (m < 0.70710678118654752440) {
+    m = m + m;
+    e -= 1;
+  }
+  const double u = (m - 1.0) / (m + 1.0);  // |u| <= 0.1716
+  const double u2 = u * u;
+  double s = 1.0 / 23.0;
+  for (double k = 21.0; k >= 1.0; k -= 2.0) s = s * u2 + 1.0 / k;
+  return 2.0 * u * s + static_cast<double>(e) * 0.69314718055994530942;
+}
+
+// Applies a lane-wise vector function to n floats in place. The tail goes through a padded buffer,
+// so every element sees exactly the same operations whatever the vector width.
+template <class F>
+inline void apply_vf(float* x, std::size_t n, F f) {
+  std::size_t i = 0;
+  for (; i + simd::W <= n; i += simd::W) simd::storeu(x + i, f(simd::loadu(x + i)));
+  if (i < n) {
+    float buf[simd::W];
+    for (std::size_t k = 0; k < simd::W; ++k) buf[k] = i + k < n ? x[i + k] : 0.0f;
+    simd::storeu(buf, f(simd::loadu(buf)));
+    for (std::size_t k = 0; i + k < n; ++k) x[i + k] = buf[k];
+  }
 }
 
 }  // namespace attnscale::simd

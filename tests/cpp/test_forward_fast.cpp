@@ -124,6 +124,30 @@ TEST(ForwardFast, MatchesFloat64ReferenceOnAwkwardShapes) {
   }
 }
 
+// QK-norm, length scale and soft-cap (issue 13) take the rounded path with q̂, k̂ normalized in
+// fp32: with s = 1/√d_k the logits are O(1)·s·ln T ≤ ~3, so the 1e-5 argument above holds with the
+// normalization's few ulp and tanh_fast's 2 ulp added.
+TEST(ForwardFast, LogitSchemesMatchFloat64Reference) {
+  AttentionForward forward;
+  for (QkNorm norm : {QkNorm::none, QkNorm::rms, QkNorm::layer})
+    for (float cap : {0.0f, 2.0f})
+      for (double len : {0.0, 0.43})
+        for (bool causal : {false, true}) {
+          const int T = 33, d = 17;
+          const std::size_t n = static_cast<std::size_t>(T) * d;
+          const auto q = uniform_matrix(n, 21), k = uniform_matrix(n, 22),
+                     v = uniform_matrix(n, 23);
+          const ForwardShape shape{
+              T, d, static_cast<float>(1.0 / std::sqrt(d)), true, causal, Format{}, norm, len, cap};
+          std::vector<float> o(n, std::nanf(""));
+          std::vector<double> want(n);
+          forward.run(shape, q.data(), k.data(), v.data(), o.data());
+          attention_forward_reference(shape, q.data(), k.data(), v.data(), want.data());
+          EXPECT_LE(max_abs_diff(o, want), 1e-5)
+              << qk_norm_name(norm) << " cap=" << cap << " len=" << len << " causal=" << causal;
+        }
+}
+
 // Large logits (s = 1, |q·k| up to ~40): max subtraction is what keeps exp finite; the relative
 // tolerance is the same argument as above on a larger scale of logits.
 TEST(ForwardFast, LargeLogitsWithMaxSubtraction) {

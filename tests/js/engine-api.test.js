@@ -6,7 +6,7 @@ import { bothEngines, STORY } from './helpers.js';
 const SCALARS = [
   'rawLogitMean', 'rawLogitStd', 'rawLogitStdTheory', 'scaleFactor', 'logitMean', 'logitStd',
   'logitMin', 'logitMax', 'entropy', 'entropyMax', 'maxWeight', 'saturatedFraction',
-  'jacobianNormMean', 'jacobianNormMedian', 'gradNormQ', 'gradNormK', 'onlineMaxAbsDiff',
+  'jacobianNormMean', 'jacobianNormMedian', 'gradNormQ', 'gradNormK', 'onlineMaxAbsDiff', 'normLogitStd',
 ];
 
 test('info, schema and defaults describe the engine', async () => {
@@ -23,6 +23,7 @@ test('info, schema and defaults describe the engine', async () => {
   assert.deepEqual(simd.validate({}), {
     dk: 64, seqLen: 256, precision: 'fp32', saturate: false, scale: 'sqrt', subtractMax: true,
     softmax: 'naive', blockSize: 64, causal: false, mean: 0, std: 1, correlation: 0, seed: 1,
+    qkNorm: 'none', lengthScale: 0, softcap: 0,
   });
   assert.equal(simd.validate({ scale: 0.5 }).scale, 0.5);
 });

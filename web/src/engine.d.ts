@@ -16,6 +16,9 @@ export type Scale = 'none' | 'sqrt' | 'linear' | number;
 /** `'naive'`: the whole row at once; `'online'`: keys in blocks with a running max (FlashAttention). */
 export type SoftmaxMode = 'naive' | 'online';
 
+/** QK-norm: each q and k row normalized over its d_k components before q·k (no gain, no bias). */
+export type QkNorm = 'none' | 'rms' | 'layer';
+
 /** The stages whose inf/NaN values `run` counts, in pipeline order. */
 export type Stage = 'logits' | 'exp' | 'weights' | 'output';
 
@@ -47,6 +50,12 @@ export interface FullConfig {
   correlation: number;
   /** Seed of the sampled Q, K, V and upstream gradient: integer 0…2³²−1. Default 1. */
   seed: number;
+  /** rms: x/√(mean x² + 1e-6); layer: (x − mean)/√(var + 1e-6), in fp32, then rounded. Default `'none'`. */
+  qkNorm: QkNorm;
+  /** s in [0, 4]: row i's logits × s·ln(keys it sees) (Scalable-Softmax). Default 0 (off). */
+  lengthScale: number;
+  /** c in [0, 1000]: each logit z → c·tanh(z/c). Default 0 (off). */
+  softcap: number;
 }
 
 /** A config as passed in: any subset of the fields (the rest take their defaults). */
@@ -76,6 +85,8 @@ export interface RunScalars {
   rawLogitStd: number;
   /** The σ the sampling model predicts (√d_k for i.i.d. N(0, 1)). */
   rawLogitStdTheory: number;
+  /** σ of q̂·k̂ before the scale (equals rawLogitStd when qkNorm is 'none'). */
+  normLogitStd: number;
   /** The multiplier used. */
   scaleFactor: number;
   logitMean: number;
@@ -143,6 +154,17 @@ export type SweepResult = { dk: Int32Array } & { [K in ScalarName]: Float64Array
   firstNonFiniteStage: (Stage | null)[];
 };
 
+/** One point of a sweep over T, as `sweepSeqLenPoints` yields it. */
+export interface SeqLenPoint extends RunScalars {
+  seqLen: number;
+}
+
+/** What `sweepSeqLen` returns: one column per scalar field, one entry per T. */
+export type SeqLenSweepResult = { seqLen: Int32Array } & { [K in ScalarName]: Float64Array } & {
+  nonFinite: { [K in keyof NonFiniteCounts]: Float64Array };
+  firstNonFiniteStage: (Stage | null)[];
+};
+
 /** Options of `attention`: seqLen and dk are required. */
 export interface AttentionOptions {
   seqLen: number;
@@ -152,6 +174,9 @@ export interface AttentionOptions {
   causal?: boolean;
   precision?: Precision;
   saturate?: boolean;
+  qkNorm?: QkNorm;
+  lengthScale?: number;
+  softcap?: number;
 }
 
 /** One row of `engine.schema`. */
@@ -336,6 +361,14 @@ export class Engine {
   ): SweepJob<ScaleKey<S[number]>>;
   /** Milliseconds per phase of the last sweep that ended (sampling, products, logits, …). */
   readonly lastSweepPhaseMs: Record<string, number>;
+  /**
+   * Statistics against the sequence length at cfg's d_k, one point per T in `seqLens` (1…64
+   * integers in [2, 2048]); each equals `run({ ...cfg, seqLen: T })`'s scalars (a blockSize above
+   * T is lowered to T).
+   */
+  sweepSeqLenPoints(cfg: Config | null | undefined, seqLens: ArrayLike<number>): Generator<SeqLenPoint, void, undefined>;
+  /** Every scalar field over `seqLens`, as columns. */
+  sweepSeqLen(cfg: Config | null | undefined, seqLens: ArrayLike<number>): SeqLenSweepResult;
 
   /** O = softmax(Q Kᵀ · s) V for row-major Float32Arrays of seqLen·dk values. */
   attention(q: Float32Array, k: Float32Array, v: Float32Array, options: AttentionOptions): Float32Array;

@@ -127,6 +127,21 @@ export class Engine {
     return this.#sweepJob(cfg, dks, scales, scaleKeys(scales));
   }
 
+  /**
+   * Statistics against the sequence length at the config's d_k: yields { seqLen, ...scalars } for
+   * each T in `seqLens` (integers in [2, 2048]); each equals run({ ...cfg, seqLen: T })'s
+   * scalars (a blockSize above T is lowered to T for that point).
+   */
+  *sweepSeqLenPoints(cfg, seqLens) {
+    const { seqLen } = throwIfError(this.#native.seqLenSweepCheck(cfg ?? {}, seqLens));
+    for (const T of seqLen) yield throwIfError(this.#native.seqLenPoint(cfg ?? {}, T));
+  }
+
+  /** { seqLen: Int32Array, <every scalar field>: Float64Array, nonFinite, firstNonFiniteStage } over `seqLens`. */
+  sweepSeqLen(cfg, seqLens) {
+    return collectSweep([...this.sweepSeqLenPoints(cfg, seqLens)], 'seqLen');
+  }
+
   /** Milliseconds per phase (sampling, products, logits, softmax, output, backward) of the last sweep that ended: a profile. */
   get lastSweepPhaseMs() {
     return this.#native.lastSweepPhaseMs();
@@ -139,7 +154,8 @@ export class Engine {
 
   /**
    * O = softmax(Q Kᵀ · s) V with q, k, v Float32Arrays of seqLen·dk values (row-major), options
-   * { seqLen, dk, scale, subtractMax, causal, precision, saturate } → Float32Array(seqLen·dk).
+   * { seqLen, dk, scale, subtractMax, causal, precision, saturate, qkNorm, lengthScale, softcap }
+   * → Float32Array(seqLen·dk).
    */
   attention(q, k, v, options) {
     if (options === null || typeof options !== 'object') {
@@ -279,11 +295,11 @@ function scaleKeys(scales) {
 }
 
 // Points of one scale (in d_k order) → { dk: Int32Array, <scalar>: Float64Array, nonFinite, firstNonFiniteStage }.
-function collectSweep(points) {
-  const out = { dk: Int32Array.from(points, (p) => p.dk) };
+function collectSweep(points, key = 'dk') {
+  const out = { [key]: Int32Array.from(points, (p) => p[key]) };
   if (points.length === 0) return out;
   for (const [name, value] of Object.entries(points[0])) {
-    if (name === 'dk') continue;
+    if (name === key) continue;
     if (typeof value === 'number') out[name] = Float64Array.from(points, (p) => p[name]);
   }
   out.nonFinite = {};

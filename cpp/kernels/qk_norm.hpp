@@ -1,0 +1,20 @@
+// QK-norm (issue 13): each query and key row normalized over its d components before q·k.
+//   rms:   x̂ = x / √(mean(x²) + ε)
+//   layer: x̂ = (x − mean x) / √(mean((x − mean x)²) + ε)
+// with ε = kQkNormEps, no gain and no bias (the trainer's copies add a learnable gain). Sums are
+// in double and in index order, so every build gives the same bits.
+#pragma once
+
+#include "config/logit_schemes.hpp"
+
+namespace attnscale {
+
+// Writes x̂ (fp32) to out and returns 1/√(… + ε), which the backward needs.
+float normalize_row(QkNorm norm, const float* x, int d, float* out);
+
+// ∂L/∂x from g = ∂L/∂x̂, in place: the normalization's Jacobian is symmetric,
+//   rms:   J = inv · (I − x̂x̂ᵀ/d)           layer: J = inv · (I − 11ᵀ/d − x̂x̂ᵀ/d)
+// (exact with ε: x̂ already carries it).
+void normalize_row_backward(QkNorm norm, const float* xhat, float inv, int d, float* g);
+
+}  // namespace attnscale
