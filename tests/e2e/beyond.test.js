@@ -52,7 +52,7 @@ describe('chapter 8: beyond √d_k', { timeout: 600000 }, () => {
     assert.ok(Math.abs(layerMean) < 0.1, `mean logit after layer norm: ${layerMean}`);
     assert.ok(rmsMean > 5, `mean logit after RMS norm: ${rmsMean}`);
     // Correlation 0.5: the norm does not restore the law; 1/d_k keeps the largest logit in range.
-    assert.ok(await num(page, 'schemes.correlatedLayer') > 2, 'layer-normed σ with correlation');
+    assert.ok(await num(page, 'schemes.correlatedLayer') > 1.5, 'layer-normed σ with correlation');
     const maxSqrt = await num(page, 'schemes.correlatedSqrtMax');
     const maxLinear = await num(page, 'schemes.correlatedLinearMax');
     assert.ok(maxSqrt > 10 * maxLinear, `largest logit with correlation: 1/√d_k ${maxSqrt}, 1/d_k ${maxLinear}`);

