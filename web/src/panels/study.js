@@ -16,12 +16,18 @@ export function createStudy(el, frame, { ctx, tasks, slot = 0, onPoints = () => 
   let failure = '';
   let done = false;
 
+  // A failure ends the study: it is said under the charts (what was measured stays drawn), and
+  // the panel counts as complete (no progress line, no stale mark), as nothing more will come.
   function progress() {
-    frame.status.textContent = failure || (done ? '' : `Measuring: ${n} of ${total} points…`);
+    frame.status.textContent = failure || done ? '' : `Measuring: ${n} of ${total} points…`;
+    frame.gaps.textContent = failure;
     el.classList.toggle('is-stale', !done && !failure);
   }
 
-  const session = ctx.client?.openSession({
+  // On the page's thread (no Worker) the engine is the page's own: a study of T up to 2048 could
+  // exhaust its memory and restart it under the page's charts, so it is not run there.
+  const onPage = ctx.client?.mode === 'main-thread';
+  const session = onPage ? null : ctx.client?.openSession({
     onStudyPoint(m) {
       const map = byTask[m.task];
       if (!map) return;
@@ -38,12 +44,12 @@ export function createStudy(el, frame, { ctx, tasks, slot = 0, onPoints = () => 
     },
     onError(m) {
       if (m.kind !== 'study' && m.kind !== 'sweep') return;
-      failure = `The measurement stopped: ${m.message}`;
+      failure = `The measurement stopped after ${n} of ${total} points: ${m.message}`;
       progress();
     },
   });
   if (session) session.study(tasks, slot);
-  else failure = 'No compute engine to measure with.';
+  else failure = onPage ? 'Not measured: this browser runs the engine on the page’s thread, and these setups need a Worker of their own.' : 'No compute engine to measure with.';
   progress();
 
   return {
