@@ -15,18 +15,22 @@ const UI = {
   std: { slider: { min: 0.05, max: 4, step: 0.05 } },
   correlation: { slider: { step: 0.05 } },
   seed: { resample: true },
+  lengthScale: { slider: { min: 0, max: 2, step: 0.01 } },
+  softcap: { slider: { min: 0, max: 100, step: 1 } },
 };
 
 const VALUE_LABELS = {
   none: 'none', sqrt: '1/√d_k', linear: '1/d_k',
   fp32: 'fp32', bf16: 'bf16', fp16: 'fp16', fp8e4m3: 'fp8 E4M3', fp8e5m2: 'fp8 E5M2',
   naive: 'two-pass (naive)', online: 'online (streaming)',
+  rms: 'RMS norm', layer: 'layer norm',
 };
 
 export const GROUPS = [
   { id: 'size', title: 'Size', fields: ['dk', 'seqLen', 'causal'] },
   { id: 'scaling', title: 'Scaling', fields: ['scale'] },
   { id: 'numerics', title: 'Precision and softmax', fields: ['precision', 'saturate', 'subtractMax', 'softmax', 'blockSize'] },
+  { id: 'beyond', title: 'Beyond √d_k', fields: ['qkNorm', 'lengthScale', 'softcap'] },
   { id: 'assumption', title: 'The assumption', fields: ['mean', 'std', 'correlation'], reset: ['mean', 'std', 'correlation'] },
   { id: 'sampling', title: 'Sampling', fields: ['seed'] },
 ];

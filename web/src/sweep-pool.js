@@ -44,6 +44,8 @@ export function createSweepPool({ create, count = 1, shared = null, route, onFai
     variants(m) { post(count - 1, m); },
     /** Another background job (the overflow thresholds): on the first Worker. */
     background(m) { post(0, m); },
+    /** A study (a chapter panel's fixed measurements) on Worker `slot` (modulo the Worker count). */
+    study(m, slot = 0) { post(slot % Math.max(1, count), m); },
     /** To every Worker (cancel, close). */
     broadcast(m) {
       if (!workers) { for (let i = 0; i < count; i++) queued.push([i, m]); return; }

@@ -228,11 +228,12 @@ export function createEngineClient(fg, createBackground = null, { sweepWorkers =
     let seq = 0;
     let inFlight = null; // { id, cfg }
     let pending = null; // cfg
-    const jobIds = { sweep: 0, variants: 0, thresholds: 0 };
+    const jobIds = { sweep: 0, variants: 0, thresholds: 0, study: 0 };
     let sweepPartsLeft = 0; // parts of the current sweep not yet done (one per sweep Worker)
     let failedJob = 0;
     const h = {
-      onRun() {}, onSweepPoints() {}, onSweepDone() {}, onVariantPoint() {}, onVariantsDone() {}, onThresholdsCells() {}, onThresholdsDone() {}, onError() {},
+      onRun() {}, onSweepPoints() {}, onSweepDone() {}, onVariantPoint() {}, onVariantsDone() {}, onThresholdsCells() {}, onThresholdsDone() {},
+      onStudyPoint() {}, onStudyDone() {}, onError() {},
       ...handlers,
     };
 
@@ -267,6 +268,13 @@ export function createEngineClient(fg, createBackground = null, { sweepWorkers =
         const jid = ++seq;
         jobIds.thresholds = jid;
         pool.background({ type: 'thresholds', session: id, id: jid, cfg, dks: Array.from(dks) });
+        return jid;
+      },
+      /** A fixed list of measurements (worker.js 'study'), on background Worker `slot`; latest wins. */
+      study(tasks, slot = 0) {
+        const jid = ++seq;
+        jobIds.study = jid;
+        pool.study({ type: 'study', session: id, id: jid, tasks }, slot);
         return jid;
       },
       cancel(kind) {
@@ -320,6 +328,12 @@ export function createEngineClient(fg, createBackground = null, { sweepWorkers =
             return;
           case 'thresholdsDone':
             if (m.id === jobIds.thresholds) h.onThresholdsDone(m.id);
+            return;
+          case 'studyPoint':
+            if (m.id === jobIds.study) h.onStudyPoint(m);
+            return;
+          case 'studyDone':
+            if (m.id === jobIds.study) h.onStudyDone(m.id);
             return;
           default:
         }

@@ -10,7 +10,12 @@
 //        { type: 'variants', session, id, cfg, variants }           → out 'variantPoint'*, 'variantsDone'
 //        { type: 'thresholds', session, id, cfg, dks }               → out 'thresholdsCells'* { cells },
 //          'thresholdsDone' (compute/thresholds.js, loaded on first use: the overflow thresholds)
-//        { type: 'cancel', session, kind: 'sweep' | 'variants' | 'thresholds' } (every part of that kind)
+//        { type: 'study', session, id, tasks }                      → out 'studyPoint'*, 'studyDone'
+//          A fixed list of measurements (the chapter panels that do not follow the page's setting):
+//          task { over: 'dk', cfg, xs, scales } (engine.sweepScalesJob) → { task, x, points };
+//          task { over: 'seqLen', cfg, xs } (engine.sweepSeqLenPoints) → { task, x, point }.
+//        { type: 'cancel', session, kind: 'sweep' | 'variants' | 'thresholds' | 'study' }
+//          (every part of that kind)
 //        { type: 'close', session }
 //        { type: 'train', session, id, tag, op, … }                 → out 'train' (same id, op, tag)
 //          op 'create' { cfg, attention? }: a new trainer (engine.train) replaces the session's one
@@ -133,6 +138,51 @@ let thresholdsModule = null;
 const latestThresholds = new Map(); // session → id of the thresholds request still wanted
 const thresholdsJob = (m) => ({ session: m.session, id: m.id, kind: 'thresholds', ...thresholdsModule.workerJob(engine, m, (out) => self.postMessage(out), SLICE_MS) });
 
+function studyJob({ session, id, tasks }) {
+  let t = 0;
+  let current = null; // { advance() → { done, x?, points?/point? }, dispose() } of tasks[t]
+  const open = (task) => {
+    if (task.over === 'seqLen') {
+      const it = engine.sweepSeqLenPoints(task.cfg, task.xs);
+      return {
+        advance() {
+          const { done, value } = it.next();
+          return done ? { done: true } : { done: false, x: value.seqLen, point: value };
+        },
+        dispose: () => it.return?.(),
+      };
+    }
+    const job = engine.sweepScalesJob(task.cfg, task.xs, task.scales);
+    return {
+      advance() {
+        const { done, value } = job.advance(SLICE_MS);
+        return done ? { done: true } : value ? { done: false, x: value.dk, points: value.points } : { done: false };
+      },
+      dispose: () => job.delete(),
+    };
+  };
+  return {
+    session, id, kind: 'study',
+    next() {
+      if (t >= tasks.length) {
+        self.postMessage({ type: 'studyDone', session, id });
+        return false;
+      }
+      current ??= open(tasks[t]);
+      const step = current.advance();
+      if (step.done) {
+        current.dispose();
+        current = null;
+        t += 1;
+      } else if (step.x !== undefined) {
+        self.postMessage({ type: 'studyPoint', session, id, task: t, x: step.x, points: step.points, point: step.point });
+      }
+      return true;
+    },
+    dispose() { current?.dispose(); current = null; },
+  };
+}
+
 /** Drops the jobs whose key starts with `prefix`, freeing what they hold in the engine. */
 function dropJobs(prefix) {
   for (const [key, job] of jobs) {
@@ -234,12 +284,13 @@ self.onmessage = (e) => {
       }
     // falls through
     case 'sweep':
-    case 'variants': {
+    case 'variants':
+    case 'study': {
       if (!engine) { pending.push(m); return; }
       const key = `${m.session}:${m.type}:${m.part ?? 0}`;
       dropJobs(key);
       try {
-        jobs.set(key, { sweep: sweepJob, variants: variantsJob, thresholds: thresholdsJob }[m.type](m));
+        jobs.set(key, { sweep: sweepJob, variants: variantsJob, thresholds: thresholdsJob, study: studyJob }[m.type](m));
       } catch (err) { errorOut(m.session, m.id, m.type, err); }
       break;
     }

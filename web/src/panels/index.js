@@ -12,6 +12,8 @@ const loaders = {
   precision: () => import('./precision.js'),
   training: () => import('./training.js'),
   thresholds: () => import('./thresholds.js'),
+  schemes: () => import('./schemes.js'),
+  length: () => import('./length.js'),
 };
 
 export const PANELS = Object.freeze(Object.fromEntries(Object.entries(PANEL_META)

@@ -26,4 +26,6 @@ export const PANEL_META = Object.freeze({
   precision: { name: 'precision', title: 'Precision: where values stop being finite', variants: PRECISION_VARIANTS.map((v) => v.set) },
   training: { name: 'training', title: 'Training side by side' },
   thresholds: { name: 'thresholds', title: 'Where each format overflows', thresholds: true },
+  schemes: { name: 'schemes', title: 'Scaling schemes vs d_k, three assumptions' },
+  length: { name: 'length', title: 'Attention vs context length T' },
 });

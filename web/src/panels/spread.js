@@ -41,6 +41,7 @@ const legendFor = (key) => [
   { color: 'fg', label: 'mean ± σ of each', dash: 'dashed' },
   { color: 'c-warn', label: 'ln(largest finite): exp overflows above', dash: 'dotted' },
   { color: 'c-nonfinite', label: '± largest finite of the format' },
+  { color: 'c-theory', label: '± soft-cap c (when set)', dash: 'dashed' },
 ];
 
 export function mount(el, ctx = {}) {
@@ -121,6 +122,8 @@ export function mount(el, ctx = {}) {
       extra.push({ x: lf, color: 'nonfinite', dash: [], label: `max ${fmt(lf, 3)}` });
       extra.push({ x: -lf, color: 'nonfinite', dash: [], label: `−max` });
     }
+    // The soft-cap's bounds: no logit fed to the softmax leaves (−c, c).
+    if (c.softcap > 0) extra.push({ x: c.softcap, color: 'theory', dash: [8, 3], label: `+c = ${fmt(c.softcap, 3)}` }, { x: -c.softcap, color: 'theory', dash: [8, 3], label: '−c' });
     const off = [];
     for (const m of extra) {
       // Widen the view to show a threshold only when it sits near the data (≤ 1.5× its extent).
@@ -131,7 +134,7 @@ export function mount(el, ctx = {}) {
     const xsAll = [xRange[0], ...xs, xRange[1]];
     chart.setData([xsAll, sample(raw.edges, raw.counts, xsAll), sample(sc.edges, sc.counts, xsAll)]);
     frame.setStats(r);
-    const offText = off.filter((m) => m.label && m.x > 0).map((m) => (m.color === 'warn' ? `ln(max) = ${fmt(m.x, 3)}` : `largest finite = ${fmt(m.x, 3)}`));
+    const offText = off.filter((m) => m.label && m.x > 0).map((m) => (m.color === 'warn' ? `ln(max) = ${fmt(m.x, 3)}` : m.color === 'theory' ? `soft-cap c = ${fmt(m.x, 3)}` : `largest finite = ${fmt(m.x, 3)}`));
     frame.caption.textContent = `Scaling ${scaleLabel(c.scale)}, ${c.precision}, d_k = ${c.dk}, T = ${c.seqLen}. `
       + `Measured σ of the raw logits ${fmt(r.rawLogitStd, 3)} (theory ${fmt(r.rawLogitStdTheory, 3)}); after the scale ${fmt(r.logitStd, 3)}.`
       + (offText.length ? ` Off the chart to the right: ${offText.join(', ')}.` : '');
