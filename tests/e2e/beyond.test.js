@@ -94,4 +94,15 @@ describe('chapter 8: beyond √d_k', { timeout: 600000 }, () => {
     assert.deepEqual(errors, []);
     await page.close();
   });
+
+  test('the chapter\'s panels embed (embed.html), and a benign ResizeObserver report does not read as a load failure', async () => {
+    const { page, errors } = await open('embed.html?panel=schemes,length', { width: 900, height: 900 });
+    await waitForApp(page, { timeout: 300000 });
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-panel]')].every((p) => !p.classList.contains('is-stale') && !p.querySelector('.panel-status')?.textContent), null, { timeout: 300000 });
+    assert.ok(Math.abs(await num(page, 'schemes.shiftedLayer') - 1) < 0.05);
+    assert.equal(await page.locator('[data-load-failure]').count(), 0);
+    assert.doesNotMatch(await page.locator('#engine-info').textContent(), /could not load/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
 });

@@ -7,6 +7,7 @@
 // Text only (textContent): an error message is never markup.
 const app = document.getElementById('app');
 let notice = null;
+let undo = []; // what show() changed outside the notice, to put back if the app starts after all
 
 function show(reason) {
   if (notice || !app || app.dataset.state === 'ready' || app.dataset.state === 'failed') return;
@@ -24,16 +25,29 @@ function show(reason) {
   notice.append(title, body);
   (document.getElementById('notices') ?? app).prepend(notice);
   const info = document.getElementById('engine-info');
-  if (info) info.textContent = 'The charts could not load (see the message above them).';
+  if (info) {
+    const before = info.textContent;
+    info.textContent = 'The charts could not load (see the message above them).';
+    undo.push(() => { info.textContent = before; });
+  }
   // The page's presets and settings have nothing to drive (as page.js does when the engine fails).
-  for (const box of document.querySelectorAll('.presets-box, .sidebar')) box.hidden = true;
+  for (const box of document.querySelectorAll('.presets-box, .sidebar')) {
+    const hidden = box.hidden;
+    box.hidden = true;
+    undo.push(() => { box.hidden = hidden; });
+  }
   app.dataset.state = 'failed';
 }
 
 const describe = (err) => (err && typeof err === 'object' && 'message' in err ? `${err.name ?? 'Error'}: ${err.message}` : String(err));
 
+// Reported by browsers as an error event, but harmless: a ResizeObserver callback changed a size
+// and the rest waits for the next frame (the chapter's wide charts do this while they lay out).
+const BENIGN = /^ResizeObserver loop/;
+
 function onError(e) {
   const el = e.target;
+  if (e instanceof ErrorEvent && !e.error && BENIGN.test(e.message)) return;
   // A <script> that could not be fetched (the error event does not bubble: listened in capture).
   if (el instanceof HTMLScriptElement) show(`${el.src || 'a script'} did not load`);
   else if (e instanceof ErrorEvent) show(describe(e.error ?? e.message));
@@ -52,6 +66,8 @@ if (app) {
     window.removeEventListener('error', onError, true);
     window.removeEventListener('unhandledrejection', onRejection);
     notice?.remove();
+    for (const put of undo) put();
+    undo = [];
   });
   watch.observe(app, { attributes: true, attributeFilter: ['data-state'] });
 }
