@@ -4,7 +4,7 @@
 import type { FullConfig } from './engine.js';
 
 /** The panels an element can show (attribute `panel`: one name or a comma list). */
-export type PanelName = 'spread' | 'sigma' | 'entropy' | 'gradients' | 'heatmap' | 'precision' | 'training' | 'thresholds';
+export type PanelName = 'spread' | 'sigma' | 'entropy' | 'gradients' | 'heatmap' | 'precision' | 'training' | 'thresholds' | 'schemes' | 'length';
 
 /** Attribute `theme`. */
 export type Theme = 'light' | 'dark' | 'auto';
