@@ -16,7 +16,10 @@ export type Scale = 'none' | 'sqrt' | 'linear' | number;
 /** `'naive'`: the whole row at once; `'online'`: keys in blocks with a running max (FlashAttention). */
 export type SoftmaxMode = 'naive' | 'online';
 
-/** QK-norm: each q and k row normalized over its d_k components before q·k (no gain, no bias). */
+/**
+ * QK-norm: each q and k row normalized over its d_k components before q·k (in the engine no gain,
+ * no bias; a trainer copy adds a learnable gain, init 1).
+ */
 export type QkNorm = 'none' | 'rms' | 'layer';
 
 /** The stages whose inf/NaN values `run` counts, in pipeline order. */
@@ -216,9 +219,6 @@ export type Optimizer = 'adam' | 'sgd';
 
 /** The default copies a trainer runs side by side: 'custom' only when `scale` was given. */
 export type TrainCopy = 'none' | 'sqrt' | 'linear' | 'custom';
-
-/** Normalization of each q and k row before the dot product (then a learnable gain, init 1). */
-export type QkNorm = 'none' | 'rms' | 'layer';
 
 /** One chosen copy of `train({ copies })`: its name and how it forms its logits. */
 export interface TrainCopySpec<Name extends string = string> {
