@@ -40,6 +40,7 @@ const HEATMAP_SIDE = 256;
 const SLICE_MS = 20;
 let engine = null;
 const runs = new Map(); // session → latest { id, cfg } not yet computed
+const URGENT = new Set(['sweep', 'variants']); // job kinds that follow the page's current setting
 const jobs = new Map(); // `${session}:${kind}:${part}` → { session, id, kind, next(), dispose() }
 const pending = []; // requests that came before the engine was ready
 let scheduled = false;
@@ -254,8 +255,14 @@ function step() {
     schedule();
     return;
   }
-  // 3. One slice of one background job, jobs taken in turn.
-  for (const [key, job] of jobs) {
+  // 3. One slice of one background job, jobs taken in turn; the sweeps and variants of the reader's
+  // current setting first, chapter 8's fixed studies and thresholds table when none is left (they
+  // would otherwise halve the speed of the charts the reader is looking at).
+  let next = null;
+  for (const entry of jobs) if (URGENT.has(entry[1].kind)) { next = entry; break; }
+  next ??= jobs.entries().next().value;
+  if (next) {
+    const [key, job] = next;
     jobs.delete(key);
     let more = false;
     try { more = job.next(); } catch (err) { errorOut(job.session, job.id, job.kind, err); }
