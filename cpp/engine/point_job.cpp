@@ -135,6 +135,7 @@ void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, b
              [this, s](int r0, int r1) { output_rows(s, r0, r1); });
     if (uses_gram(ws.seqLen, dk, norm)) {
       add_rows(Phase::backward, 60 * T, [this, s](int r0, int r1) { ds_rows(s, r0, r1); });
+      add_rows(Phase::backward, 30 * T, [this](int r0, int r1) { transpose_ds_rows(r0, r1); });
       // (Steps of multiply_rows are 1.5× the usual work: each packs its B panels anew.)
       add_rows(Phase::backward, T * T / 1.5, [this](int r0, int r1) { gram_q_rows(r0, r1); });
       add_rows(Phase::backward, T * T / 1.5, [this](int r0, int r1) { gram_k_rows(r0, r1); });
@@ -143,6 +144,7 @@ void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, b
         ds_rows(s, r0, r1);
         backward_q_rows(s, r0, r1);
       });
+      add_rows(Phase::backward, 30 * T, [this](int r0, int r1) { transpose_ds_rows(r0, r1); });
       add_rows(Phase::backward, 2 * T * d / 1.5,
                [this, s](int r0, int r1) { backward_k_rows(s, r0, r1); });
     }
@@ -171,7 +173,17 @@ void PointJob::sample_block(int c0, int c1) {
   const std::size_t block = static_cast<std::size_t>(T) * kBlockCols;
   ws.vBlock.resize(block);
   ws.gBlock.resize(block);
-  sample_qk_columns(c, c0, c1, ws.q.data() + c0, ws.k.data() + c0, ws.cols);
+  ws.qBlock.resize(block);
+  ws.kBlock.resize(block);
+  // Q and K of the block also stay contiguous (row stride kBlockCols) for the products: rows of q
+  // and k lie ws.cols floats apart (16 KiB at d_k = 4096), so a row block of them would map to the
+  // same few cache sets.
+  sample_qk_columns(c, c0, c1, ws.qBlock.data(), ws.kBlock.data(), kBlockCols);
+  for (int t = 0; t < T; ++t) {
+    const long from = static_cast<long>(t) * kBlockCols, to = static_cast<long>(t) * ws.cols + c0;
+    std::copy_n(ws.qBlock.data() + from, n, ws.q.data() + to);
+    std::copy_n(ws.kBlock.data() + from, n, ws.k.data() + to);
+  }
   sample_vg_columns(c, c0, c1, ws.vBlock.data(), ws.gBlock.data(), kBlockCols);
   for (int t = 0; t < T; ++t)  // (a max is exact in any order)
     ws.maxAbsV =
@@ -181,11 +193,11 @@ void PointJob::sample_block(int c0, int c1) {
   ws.kPanels.resize(packed);
   ws.vPanels.resize(packed);
   // Kᵀ and Vᵀ restricted to this block: element (k, t) is K[t][c0 + k].
-  panel::pack_panels(n, T, ws.k.data() + c0, 1, ws.cols, ws.kPanels.data());
+  panel::pack_panels(n, T, ws.kBlock.data(), 1, kBlockCols, ws.kPanels.data());
   panel::pack_panels(n, T, ws.vBlock.data(), 1, kBlockCols, ws.vPanels.data());
   if (ws.gram) {
     ws.qPanels.resize(packed);
-    panel::pack_panels(n, T, ws.q.data() + c0, 1, ws.cols, ws.qPanels.data());
+    panel::pack_panels(n, T, ws.qBlock.data(), 1, kBlockCols, ws.qPanels.data());
   }
 }
 
@@ -193,15 +205,16 @@ void PointJob::accumulate_rows(int c0, int c1, int r0, int r1) {
   Workspace& ws = *ws_;
   const int T = ws.seqLen, n = c1 - c0;
   const long row = static_cast<long>(r0);
-  panel::accumulate_packed(r1 - r0, T, n, ws.q.data() + row * ws.cols + c0, ws.cols,
-                           ws.kPanels.data(), ws.logits.data() + row * T, T);
-  panel::accumulate_packed(r1 - r0, T, n, ws.gBlock.data() + row * kBlockCols, kBlockCols,
-                           ws.vPanels.data(), ws.gradWeights.data() + row * T, T);
+  const long from = row * kBlockCols;
+  panel::accumulate_packed(r1 - r0, T, n, ws.qBlock.data() + from, kBlockCols, ws.kPanels.data(),
+                           ws.logits.data() + row * T, T);
+  panel::accumulate_packed(r1 - r0, T, n, ws.gBlock.data() + from, kBlockCols, ws.vPanels.data(),
+                           ws.gradWeights.data() + row * T, T);
   if (ws.gram) {  // lower triangles (columns < r1) of KKᵀ and QQᵀ
-    panel::accumulate_packed(r1 - r0, r1, n, ws.k.data() + row * ws.cols + c0, ws.cols,
-                             ws.kPanels.data(), ws.gramK.data() + row * T, T);
-    panel::accumulate_packed(r1 - r0, r1, n, ws.q.data() + row * ws.cols + c0, ws.cols,
-                             ws.qPanels.data(), ws.gramQ.data() + row * T, T);
+    panel::accumulate_packed(r1 - r0, r1, n, ws.kBlock.data() + from, kBlockCols, ws.kPanels.data(),
+                             ws.gramK.data() + row * T, T);
+    panel::accumulate_packed(r1 - r0, r1, n, ws.qBlock.data() + from, kBlockCols, ws.qPanels.data(),
+                             ws.gramQ.data() + row * T, T);
   }
 }
 
@@ -460,7 +473,15 @@ void PointJob::backward_q_rows(int s, int r0, int r1) {
   state_.dqSquares += sum_squares(ws.rowsA.data(), n);
 }
 
-// Rows of dK = dSᵀ Q (every row of dS is done by now).
+// Rows [r0, r1) of dSᵀ (once every row of dS is done), into z: the scaled logits are not read
+// again in this scaling.
+void PointJob::transpose_ds_rows(int r0, int r1) {
+  Workspace& ws = *ws_;
+  const int T = ws.seqLen;
+  transpose(T, r1 - r0, ws.ds.data() + r0, T, ws.z.data() + static_cast<long>(r0) * T, T);
+}
+
+// Rows of dK = dSᵀ Q.
 void PointJob::backward_k_rows(int s, int r0, int r1) {
   Workspace& ws = *ws_;
   const Config& c = (*configs_)[s];
@@ -468,11 +489,10 @@ void PointJob::backward_k_rows(int s, int r0, int r1) {
   const bool norm = c.qkNorm != QkNorm::none;
   const std::size_t n = static_cast<std::size_t>(r1 - r0) * d;
   ws.rowsA.resize(n);
-  ws.rowsB.resize(static_cast<std::size_t>(r1 - r0) * T);
   ws.panel.resize(static_cast<std::size_t>(T) * panel::kPanelWidth);
-  transpose(T, r1 - r0, ws.ds.data() + r0, T, ws.rowsB.data(), T);  // columns r0… of dS
-  panel::multiply_rows(r1 - r0, d, T, ws.rowsB.data(), T, norm ? ws.qn.data() : ws.q.data(),
-                       norm ? d : ws.cols, 1, ws.rowsA.data(), d, ws.panel.data());
+  const float* dsT = ws.z.data() + static_cast<long>(r0) * T;
+  panel::multiply_rows(r1 - r0, d, T, dsT, T, norm ? ws.qn.data() : ws.q.data(), norm ? d : ws.cols,
+                       1, ws.rowsA.data(), d, ws.panel.data());
   if (norm)
     for (int i = r0; i < r1; ++i)
       normalize_row_backward(c.qkNorm, ws.kn.data() + static_cast<long>(i) * d, ws.kInv[i], d,
@@ -505,10 +525,9 @@ void PointJob::gram_q_rows(int r0, int r1) {
   Workspace& ws = *ws_;
   const int T = ws.seqLen, rows = r1 - r0;
   ws.rowsA.resize(static_cast<std::size_t>(rows) * r1);
-  ws.rowsB.resize(static_cast<std::size_t>(rows) * T);
   ws.panel.resize(static_cast<std::size_t>(T) * panel::kPanelWidth);
-  transpose(T, rows, ws.ds.data() + r0, T, ws.rowsB.data(), T);  // columns r0… of dS
-  panel::multiply_rows(rows, r1, T, ws.rowsB.data(), T, ws.ds.data(), T, 1, ws.rowsA.data(), r1,
+  const float* dsT = ws.z.data() + static_cast<long>(r0) * T;
+  panel::multiply_rows(rows, r1, T, dsT, T, ws.ds.data(), T, 1, ws.rowsA.data(), r1,
                        ws.panel.data());
   state_.dqSquares += lower_inner(ws.gramK.data(), T, ws.rowsA.data(), r0, r1);
 }
@@ -519,7 +538,8 @@ void PointJob::gram_k_rows(int r0, int r1) {
   const int T = ws.seqLen, rows = r1 - r0;
   ws.rowsA.resize(static_cast<std::size_t>(rows) * r1);
   ws.panel.resize(static_cast<std::size_t>(T) * panel::kPanelWidth);
-  panel::multiply_rows(rows, r1, T, ws.ds.data() + static_cast<long>(r0) * T, T, ws.ds.data(), 1, T,
+  // B = dSᵀ, read from its rows (z) so that packing copies rows instead of transposing.
+  panel::multiply_rows(rows, r1, T, ws.ds.data() + static_cast<long>(r0) * T, T, ws.z.data(), T, 1,
                        ws.rowsA.data(), r1, ws.panel.data());
   state_.dkSquares += lower_inner(ws.gramQ.data(), T, ws.rowsA.data(), r0, r1);
 }

@@ -82,6 +82,7 @@ class PointJob {
   void output_rows(int s, int r0, int r1);
   void ds_rows(int s, int r0, int r1);
   void backward_q_rows(int s, int r0, int r1);
+  void transpose_ds_rows(int r0, int r1);
   void backward_k_rows(int s, int r0, int r1);
   void gram_q_rows(int r0, int r1);
   void gram_k_rows(int r0, int r1);

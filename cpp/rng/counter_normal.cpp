@@ -24,4 +24,34 @@ void fill_normal_columns(std::uint32_t seed, Tensor tensor, std::uint32_t row, i
   }
 }
 
+void ColumnHashes::compute(int from, int n) {
+  using namespace simd;
+  col0 = from;
+  count = n;
+  const std::size_t padded = (static_cast<std::size_t>(n) + W - 1) / W * W;
+  a.resize(padded);
+  b.resize(padded);
+  for (std::size_t i = 0; i < padded; ++i) {
+    const std::uint32_t column = static_cast<std::uint32_t>(from) + static_cast<std::uint32_t>(i);
+    a[i] = mix32(column + column);
+    b[i] = mix32(column + column + 1);
+  }
+}
+
+void fill_normal_hashed(std::uint32_t seed, Tensor tensor, std::uint32_t row,
+                        const ColumnHashes& hashes, float* out) {
+  using namespace simd;
+  const std::uint32_t key = row_key(seed, tensor, row);
+  const int count = hashes.count;
+  int c = 0;
+  for (; c + static_cast<int>(W) <= count; c += static_cast<int>(W))
+    storeu(out + c,
+           normal_from_hashes(key, loadu(hashes.a.data() + c), loadu(hashes.b.data() + c)));
+  if (c < count) {  // tail: the padded lanes' hashes are computed too; keep the lanes that exist
+    alignas(64) float tail[W];
+    storeu(tail, normal_from_hashes(key, loadu(hashes.a.data() + c), loadu(hashes.b.data() + c)));
+    for (int i = 0; c + i < count; ++i) out[c + i] = tail[i];
+  }
+}
+
 }  // namespace attnscale
