@@ -86,6 +86,12 @@ void panel_gemm_reference(int M, int N, int K, const float* a, int lda, const fl
 namespace {
 template <int R>
 void store_tile(const vf (&acc)[R][kVectors], int i, int n0, int N, float* c, int ldc) {
+  if (N - n0 >= kPanelWidth) {  // a whole panel: straight vector stores (no copy through memory)
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < kVectors; ++v)
+        simd::storeu(c + static_cast<long>(i + r) * ldc + n0 + v * simd::W, acc[r][v]);
+    return;
+  }
   alignas(64) float lanes[kPanelWidth];
   for (int r = 0; r < R; ++r) {
     for (int v = 0; v < kVectors; ++v) simd::storeu(lanes + v * simd::W, acc[r][v]);
@@ -122,8 +128,14 @@ void panel_gemm(int M, int N, int K, const float* a, int lda, const float* b, lo
 namespace {
 template <int R>
 void load_tile(vf (&acc)[R][kVectors], int i, int n0, int N, const float* c, int ldc) {
-  alignas(64) float lanes[kPanelWidth] = {};
   const int width = std::min(kPanelWidth, N - n0);
+  if (width == kPanelWidth) {
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < kVectors; ++v)
+        acc[r][v] = simd::loadu(c + static_cast<long>(i + r) * ldc + n0 + v * simd::W);
+    return;
+  }
+  alignas(64) float lanes[kPanelWidth] = {};
   for (int r = 0; r < R; ++r) {
     const float* row = c + static_cast<long>(i + r) * ldc + n0;
     const float* from = row;
@@ -136,20 +148,22 @@ void load_tile(vf (&acc)[R][kVectors], int i, int n0, int N, const float* c, int
 }
 }  // namespace
 
-void accumulate_packed(int M, int N, int K, const float* a, int lda, const float* panels, float* c,
-                       int ldc) {
+namespace {
+// Rows [i0, i1) of accumulate_packed, every panel.
+void accumulate_chunk(int i0, int i1, int N, int K, const float* a, int lda, const float* panels,
+                      float* c, int ldc) {
   for (int p = 0; p < panel_count(N); ++p) {
     const float* panel = panels + static_cast<long>(p) * K * kPanelWidth;
     const int n0 = p * kPanelWidth;
-    int i = 0;
-    for (; i + 2 <= M; i += 2) {
+    int i = i0;
+    for (; i + 2 <= i1; i += 2) {
       vf acc[2][kVectors];
       load_tile<2>(acc, i, n0, N, c, ldc);
       const float* rows[2] = {a + static_cast<long>(i) * lda, a + static_cast<long>(i + 1) * lda};
       tile<2>(K, rows, panel, acc);
       store_tile<2>(acc, i, n0, N, c, ldc);
     }
-    if (i < M) {
+    if (i < i1) {
       vf acc[1][kVectors];
       load_tile<1>(acc, i, n0, N, c, ldc);
       const float* rows[1] = {a + static_cast<long>(i) * lda};
@@ -157,6 +171,16 @@ void accumulate_packed(int M, int N, int K, const float* a, int lda, const float
       store_tile<1>(acc, i, n0, N, c, ldc);
     }
   }
+}
+}  // namespace
+
+void accumulate_packed(int M, int N, int K, const float* a, int lda, const float* panels, float* c,
+                       int ldc) {
+  // Row chunks whose A (kRows × K floats) stays in L1 beside one panel while the panels stream
+  // from L2.
+  constexpr int kRows = 32;
+  for (int i0 = 0; i0 < M; i0 += kRows)
+    accumulate_chunk(i0, std::min(M, i0 + kRows), N, K, a, lda, panels, c, ldc);
 }
 
 void multiply_rows(int M, int N, int K, const float* a, int lda, const float* b, long rowStride,
