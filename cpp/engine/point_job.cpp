@@ -262,7 +262,7 @@ void PointJob::norm_product_rows(int r0, int r1) {
   const std::size_t TT = static_cast<std::size_t>(T) * T, from = static_cast<std::size_t>(r0) * T,
                     count = static_cast<std::size_t>(r1 - r0) * T;
   ws.normLogits.resize(TT);
-  ws.panel.resize(static_cast<std::size_t>(std::max(T, std::min(d, 256))) * panel::kPanelWidth);
+  ws.panel.resize(panel::multiply_rows_panel_floats(T, d));
   panel::multiply_rows(r1 - r0, T, d, ws.qn.data() + static_cast<long>(r0) * d, d, ws.kn.data(), 1,
                        d, ws.normLogits.data() + from, T, ws.panel.data());
   std::copy_n(ws.normLogits.begin() + from, count, ws.z.begin() + from);
@@ -462,7 +462,7 @@ void PointJob::backward_q_rows(int s, int r0, int r1) {
   const bool norm = c.qkNorm != QkNorm::none;
   const std::size_t n = static_cast<std::size_t>(r1 - r0) * d;
   ws.rowsA.resize(n);
-  ws.panel.resize(static_cast<std::size_t>(T) * panel::kPanelWidth);
+  ws.panel.resize(panel::multiply_rows_panel_floats(d, T));
   panel::multiply_rows(r1 - r0, d, T, ws.ds.data() + static_cast<long>(r0) * T, T,
                        norm ? ws.kn.data() : ws.k.data(), norm ? d : ws.cols, 1, ws.rowsA.data(), d,
                        ws.panel.data());
@@ -489,7 +489,7 @@ void PointJob::backward_k_rows(int s, int r0, int r1) {
   const bool norm = c.qkNorm != QkNorm::none;
   const std::size_t n = static_cast<std::size_t>(r1 - r0) * d;
   ws.rowsA.resize(n);
-  ws.panel.resize(static_cast<std::size_t>(T) * panel::kPanelWidth);
+  ws.panel.resize(panel::multiply_rows_panel_floats(d, T));
   const float* dsT = ws.z.data() + static_cast<long>(r0) * T;
   panel::multiply_rows(r1 - r0, d, T, dsT, T, norm ? ws.qn.data() : ws.q.data(), norm ? d : ws.cols,
                        1, ws.rowsA.data(), d, ws.panel.data());
@@ -525,7 +525,7 @@ void PointJob::gram_q_rows(int r0, int r1) {
   Workspace& ws = *ws_;
   const int T = ws.seqLen, rows = r1 - r0;
   ws.rowsA.resize(static_cast<std::size_t>(rows) * r1);
-  ws.panel.resize(static_cast<std::size_t>(T) * panel::kPanelWidth);
+  ws.panel.resize(panel::multiply_rows_panel_floats(r1, T));
   const float* dsT = ws.z.data() + static_cast<long>(r0) * T;
   panel::multiply_rows(rows, r1, T, dsT, T, ws.ds.data(), T, 1, ws.rowsA.data(), r1,
                        ws.panel.data());
@@ -537,7 +537,7 @@ void PointJob::gram_k_rows(int r0, int r1) {
   Workspace& ws = *ws_;
   const int T = ws.seqLen, rows = r1 - r0;
   ws.rowsA.resize(static_cast<std::size_t>(rows) * r1);
-  ws.panel.resize(static_cast<std::size_t>(T) * panel::kPanelWidth);
+  ws.panel.resize(panel::multiply_rows_panel_floats(r1, T));
   // B = dSᵀ, read from its rows (z) so that packing copies rows instead of transposing.
   panel::multiply_rows(rows, r1, T, ws.ds.data() + static_cast<long>(r0) * T, T, ws.z.data(), T, 1,
                        ws.rowsA.data(), r1, ws.panel.data());

@@ -24,7 +24,7 @@ struct Workspace {
   std::vector<float> gramK, gramQ, qPanels;  // KKᵀ, QQᵀ (lower triangles), packed Qᵀ block
   std::vector<float> z, p, ds;               // seqLen × seqLen, one scaling at a time
   std::vector<float> rowsA, rowsB;           // a row block of dQ, dK or O, or of dSᵀ
-  std::vector<float> panel;                  // one packed panel of K or Q (seqLen × panel width)
+  std::vector<float> panel;                  // packed B panels of one k-block (multiply_rows)
   int vCols = 0;                             // V sampled whole (seqLen × vCols), only when the
   std::vector<float> v, scratch;             // output must be computed (online softmax)
   // QK-norm (issue 13): q̂, k̂ (seqLen × d_k, rounded), their rows' 1/√(… + ε), q̂k̂ᵀ (T × T, fp32),

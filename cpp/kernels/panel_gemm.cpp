@@ -183,37 +183,46 @@ void accumulate_packed(int M, int N, int K, const float* a, int lda, const float
     accumulate_chunk(i0, std::min(M, i0 + kRows), N, K, a, lda, panels, c, ldc);
 }
 
+std::size_t multiply_rows_panel_floats(int N, int K) {
+  return static_cast<std::size_t>(panel_count(N)) * kPanelWidth * std::min(K, kRowsBlock);
+}
+
 void multiply_rows(int M, int N, int K, const float* a, int lda, const float* b, long rowStride,
-                   long colStride, float* c, int ldc, float* panel) {
-  // k-blocks of 256 keep the packed panel (256 × kPanelWidth floats) in L1 while the rows stream
-  // past it; each entry continues its sum across blocks in k order (same bits as one pass).
-  constexpr int kBlock = 256;
-  for (int n0 = 0; n0 < N; n0 += kPanelWidth) {
-    const int width = std::min(kPanelWidth, N - n0);
-    for (int k0 = 0; k0 < K; k0 += kBlock) {
-      const int kw = std::min(kBlock, K - k0);
-      pack_panels(kw, width, b + k0 * rowStride + n0 * colStride, rowStride, colStride, panel);
-      int i = 0;
-      for (; i + 2 <= M; i += 2) {
-        vf acc[2][kVectors];
-        if (k0 == 0)
-          zero(acc);
-        else
-          load_tile<2>(acc, i, n0, N, c, ldc);
-        const float* rows[2] = {a + static_cast<long>(i) * lda + k0,
-                                a + static_cast<long>(i + 1) * lda + k0};
-        tile<2>(kw, rows, panel, acc);
-        store_tile<2>(acc, i, n0, N, c, ldc);
-      }
-      if (i < M) {
-        vf acc[1][kVectors];
-        if (k0 == 0)
-          zero(acc);
-        else
-          load_tile<1>(acc, i, n0, N, c, ldc);
-        const float* rows[1] = {a + static_cast<long>(i) * lda + k0};
-        tile<1>(kw, rows, panel, acc);
-        store_tile<1>(acc, i, n0, N, c, ldc);
+                   long colStride, float* c, int ldc, float* panels) {
+  // k-blocks of kRowsBlock: every panel of the block is packed once, then row chunks of 16 (A:
+  // 16 KiB, in L1) pass over the panels (each 16 KiB, from L2). Each entry continues its sum
+  // across blocks in k order (same bits as one pass).
+  constexpr int kRows = 16;
+  for (int k0 = 0; k0 < K; k0 += kRowsBlock) {
+    const int kw = std::min(kRowsBlock, K - k0);
+    pack_panels(kw, N, b + k0 * rowStride, rowStride, colStride, panels);
+    for (int i0 = 0; i0 < M; i0 += kRows) {
+      const int i1 = std::min(M, i0 + kRows);
+      for (int p = 0; p < panel_count(N); ++p) {
+        const int n0 = p * kPanelWidth;
+        const float* panel = panels + static_cast<long>(p) * kw * kPanelWidth;
+        int i = i0;
+        for (; i + 2 <= i1; i += 2) {
+          vf acc[2][kVectors];
+          if (k0 == 0)
+            zero(acc);
+          else
+            load_tile<2>(acc, i, n0, N, c, ldc);
+          const float* rows[2] = {a + static_cast<long>(i) * lda + k0,
+                                  a + static_cast<long>(i + 1) * lda + k0};
+          tile<2>(kw, rows, panel, acc);
+          store_tile<2>(acc, i, n0, N, c, ldc);
+        }
+        if (i < i1) {
+          vf acc[1][kVectors];
+          if (k0 == 0)
+            zero(acc);
+          else
+            load_tile<1>(acc, i, n0, N, c, ldc);
+          const float* rows[1] = {a + static_cast<long>(i) * lda + k0};
+          tile<1>(kw, rows, panel, acc);
+          store_tile<1>(acc, i, n0, N, c, ldc);
+        }
       }
     }
   }

@@ -15,6 +15,8 @@
 // add, no FMA): the result is bit-identical to panel_gemm_reference in every build.
 #pragma once
 
+#include <cstddef>
+
 #include "simd/batch.hpp"
 
 namespace attnscale::panel {
@@ -62,12 +64,14 @@ void accumulate_packed(int M, int N, int K, const float* a, int lda, const float
                        int ldc);
 
 // C (M × N, leading dimension ldc) = A (M × K, row i at a + i·lda) · B (K × N, element (k, n) at
-// b[k·rowStride + n·colStride]), packing one B panel k-block at a time into `panel`
-// (min(K, 256) · kPanelWidth floats, L1-sized): for a product whose B is used by one row block
-// only, where packing all of B first would cost memory. Each entry is the plain sum 0 + a[0]·b[0] +
+// b[k·rowStride + n·colStride]), packing B a k-block (kRowsBlock) at a time into `panels`
+// (multiply_rows_panel_floats(N, K) floats): for a product whose B is used by one row block only,
+// where packing all of B first would cost memory. Each entry is the plain sum 0 + a[0]·b[0] +
 // a[1]·b[1] + …: the bits of gemm_accumulate onto zeros.
+inline constexpr int kRowsBlock = 256;
+std::size_t multiply_rows_panel_floats(int N, int K);
 void multiply_rows(int M, int N, int K, const float* a, int lda, const float* b, long rowStride,
-                   long colStride, float* c, int ldc, float* panel);
+                   long colStride, float* c, int ldc, float* panels);
 
 // The plain triple loop of the same product, for the tests: C (M × N, leading dimension ldc) =
 // A (M × K, leading dimension lda) · B (element (k, n) at b[k·rowStride + n·colStride]).
