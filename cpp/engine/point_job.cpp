@@ -43,6 +43,26 @@ double max_abs_diff(const float* a, const float* b, std::size_t n) {
   return worst;
 }
 
+// Adds the count of exact zeros and of inf/NaN among x[0 … n) (per-lane counts in float are exact
+// below 2^24 per lane: n <= 2048).
+void count_zeros(const float* x, int n, std::uint64_t& zeros, std::uint64_t& nonFinite) {
+  constexpr int W = static_cast<int>(simd::W);
+  const simd::vf one(1.0f), none(0.0f);
+  simd::vf z(0.0f), bad(0.0f);
+  int j = 0;
+  for (; j + W <= n; j += W) {
+    const simd::vf v = simd::loadu(x + j);
+    z = z + simd::select(v == none, one, none);
+    bad = bad + simd::select(simd::isnan(v - v), one, none);
+  }
+  zeros += static_cast<std::uint64_t>(simd::reduce_add(z));
+  nonFinite += static_cast<std::uint64_t>(simd::reduce_add(bad));
+  for (; j < n; ++j) {
+    zeros += x[j] == 0.0f ? 1 : 0;
+    nonFinite += std::isfinite(x[j]) ? 0 : 1;
+  }
+}
+
 // Σ x² in double, in index order (so row blocks summed one after another give the same bits as
 // one pass over the whole matrix).
 double sum_squares(const float* x, std::size_t n) {
@@ -450,7 +470,15 @@ void PointJob::ds_rows(int s, int r0, int r1) {
       for (int j = 0; j < n; ++j) ds[j] = scale * (p[j] * (dp[j] - r) * rounded[j]);
     }
     std::fill(ds + n, ds + T, 0.0f);
+    count_zeros(ds, T, state_.dsZeros, state_.dsNonFinite);
   }
+}
+
+// The Gram products may skip dS's exact zeros (a saturated softmax's rows are mostly 0) when dS
+// has no inf/NaN: then the result is the same bits (panel::multiply_rows).
+bool PointJob::sparse_ds() const {
+  const double T = ws_->seqLen;
+  return state_.dsNonFinite == 0 && static_cast<double>(state_.dsZeros) > 0.5 * T * T;
 }
 
 // Rows of dQ = dS K, of which only Σ dQ² is kept. With QK-norm: dQ̂ = dS K̂, then each row back
@@ -528,7 +556,7 @@ void PointJob::gram_q_rows(int r0, int r1) {
   ws.panel.resize(panel::multiply_rows_panel_floats(r1, T));
   const float* dsT = ws.z.data() + static_cast<long>(r0) * T;
   panel::multiply_rows(rows, r1, T, dsT, T, ws.ds.data(), T, 1, ws.rowsA.data(), r1,
-                       ws.panel.data());
+                       ws.panel.data(), sparse_ds());
   state_.dqSquares += lower_inner(ws.gramK.data(), T, ws.rowsA.data(), r0, r1);
 }
 
@@ -540,7 +568,7 @@ void PointJob::gram_k_rows(int r0, int r1) {
   ws.panel.resize(panel::multiply_rows_panel_floats(r1, T));
   // B = dSᵀ, read from its rows (z) so that packing copies rows instead of transposing.
   panel::multiply_rows(rows, r1, T, ws.ds.data() + static_cast<long>(r0) * T, T, ws.z.data(), T, 1,
-                       ws.rowsA.data(), r1, ws.panel.data());
+                       ws.rowsA.data(), r1, ws.panel.data(), sparse_ds());
   state_.dkSquares += lower_inner(ws.gramQ.data(), T, ws.rowsA.data(), r0, r1);
 }
 

@@ -187,41 +187,75 @@ std::size_t multiply_rows_panel_floats(int N, int K) {
   return static_cast<std::size_t>(panel_count(N)) * kPanelWidth * std::min(K, kRowsBlock);
 }
 
+namespace {
+// The k in [0, kw) where some row of a register tile (rows[0 … R)) is nonzero, ascending.
+template <int R>
+int nonzero_ks(const float* const (&rows)[R], int kw, int* ks) {
+  int count = 0;
+  for (int k = 0; k < kw; ++k) {
+    bool any = false;
+    for (int r = 0; r < R; ++r) any = any || rows[r][k] != 0.0f;
+    ks[count] = k;
+    count += any ? 1 : 0;
+  }
+  return count;
+}
+
+// One register tile of multiply_rows: rows [i, i + R) against one panel of the k-block at k0.
+template <int R>
+void rows_tile(int i, int n0, int N, int k0, int kw, const float* const (&rows)[R], const int* ks,
+               int count, const float* panel, float* c, int ldc) {
+  vf acc[R][kVectors];
+  if (k0 == 0)
+    zero(acc);
+  else
+    load_tile<R>(acc, i, n0, N, c, ldc);
+  if (ks)
+    tile_listed<R>(ks, count, rows, panel, acc);
+  else
+    tile<R>(kw, rows, panel, acc);
+  store_tile<R>(acc, i, n0, N, c, ldc);
+}
+}  // namespace
+
 void multiply_rows(int M, int N, int K, const float* a, int lda, const float* b, long rowStride,
-                   long colStride, float* c, int ldc, float* panels) {
+                   long colStride, float* c, int ldc, float* panels, bool skipZeros) {
   // k-blocks of kRowsBlock: every panel of the block is packed once, then row chunks of 16 (A:
   // 16 KiB, in L1) pass over the panels (each 16 KiB, from L2). Each entry continues its sum
   // across blocks in k order (same bits as one pass).
   constexpr int kRows = 16;
+  int ks[kRows / 2][kRowsBlock];
+  int counts[kRows / 2] = {};
   for (int k0 = 0; k0 < K; k0 += kRowsBlock) {
     const int kw = std::min(kRowsBlock, K - k0);
     pack_panels(kw, N, b + k0 * rowStride, rowStride, colStride, panels);
     for (int i0 = 0; i0 < M; i0 += kRows) {
       const int i1 = std::min(M, i0 + kRows);
+      const auto row = [&](int i) { return a + static_cast<long>(i) * lda + k0; };
+      if (skipZeros)
+        for (int i = i0; i < i1; i += 2) {
+          const int t = (i - i0) / 2;
+          if (i + 2 <= i1) {
+            const float* rows[2] = {row(i), row(i + 1)};
+            counts[t] = nonzero_ks<2>(rows, kw, ks[t]);
+          } else {
+            const float* rows[1] = {row(i)};
+            counts[t] = nonzero_ks<1>(rows, kw, ks[t]);
+          }
+        }
       for (int p = 0; p < panel_count(N); ++p) {
         const int n0 = p * kPanelWidth;
         const float* panel = panels + static_cast<long>(p) * kw * kPanelWidth;
-        int i = i0;
-        for (; i + 2 <= i1; i += 2) {
-          vf acc[2][kVectors];
-          if (k0 == 0)
-            zero(acc);
-          else
-            load_tile<2>(acc, i, n0, N, c, ldc);
-          const float* rows[2] = {a + static_cast<long>(i) * lda + k0,
-                                  a + static_cast<long>(i + 1) * lda + k0};
-          tile<2>(kw, rows, panel, acc);
-          store_tile<2>(acc, i, n0, N, c, ldc);
-        }
-        if (i < i1) {
-          vf acc[1][kVectors];
-          if (k0 == 0)
-            zero(acc);
-          else
-            load_tile<1>(acc, i, n0, N, c, ldc);
-          const float* rows[1] = {a + static_cast<long>(i) * lda + k0};
-          tile<1>(kw, rows, panel, acc);
-          store_tile<1>(acc, i, n0, N, c, ldc);
+        for (int i = i0; i < i1; i += 2) {
+          const int t = (i - i0) / 2;
+          const int* list = skipZeros ? ks[t] : nullptr;
+          if (i + 2 <= i1) {
+            const float* rows[2] = {row(i), row(i + 1)};
+            rows_tile<2>(i, n0, N, k0, kw, rows, list, counts[t], panel, c, ldc);
+          } else {
+            const float* rows[1] = {row(i)};
+            rows_tile<1>(i, n0, N, k0, kw, rows, list, counts[t], panel, c, ldc);
+          }
         }
       }
     }

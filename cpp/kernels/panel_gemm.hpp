@@ -51,6 +51,22 @@ inline void tile(int K, const float* const (&a)[R], const float* panel, vf (&acc
   }
 }
 
+// tile() over the k listed in ks[0 … count) only (ascending), for sparse rows of A.
+template <int R>
+inline void tile_listed(const int* ks, int count, const float* const (&a)[R], const float* panel,
+                        vf (&acc)[R][kVectors]) {
+  for (int idx = 0; idx < count; ++idx) {
+    const int k = ks[idx];
+    const float* b = panel + static_cast<long>(k) * kPanelWidth;
+    vf bv[kVectors];
+    for (int v = 0; v < kVectors; ++v) bv[v] = simd::loadu(b + v * simd::W);
+    for (int r = 0; r < R; ++r) {
+      const vf av(a[r][k]);
+      for (int v = 0; v < kVectors; ++v) acc[r][v] = acc[r][v] + av * bv[v];
+    }
+  }
+}
+
 template <int R>
 inline void zero(vf (&acc)[R][kVectors]) {
   for (int r = 0; r < R; ++r)
@@ -70,8 +86,12 @@ void accumulate_packed(int M, int N, int K, const float* a, int lda, const float
 // a[1]·b[1] + …: the bits of gemm_accumulate onto zeros.
 inline constexpr int kRowsBlock = 256;
 std::size_t multiply_rows_panel_floats(int N, int K);
+// skipZeros: terms whose a[k] is exactly 0 for every row of a register tile are left out. With B
+// free of inf and NaN each such term is ±0, and c + ±0 == c for every c reachable from c = +0, so
+// the result is the same bits; it saves work when A is mostly exact zeros (a saturated softmax's
+// dS).
 void multiply_rows(int M, int N, int K, const float* a, int lda, const float* b, long rowStride,
-                   long colStride, float* c, int ldc, float* panels);
+                   long colStride, float* c, int ldc, float* panels, bool skipZeros = false);
 
 // The plain triple loop of the same product, for the tests: C (M × N, leading dimension ldc) =
 // A (M × K, leading dimension lda) · B (element (k, n) at b[k·rowStride + n·colStride]).

@@ -156,6 +156,37 @@ TEST(SweepKernels, PackedAccumulateEqualsPlainLoop) {
   }
 }
 
+// multiply_rows, with and without leaving out the exact zeros of A, against the plain loop: B
+// read by rows and by columns, k-blocks split (K > 256), odd M, N not a whole panel; A mostly ±0.
+TEST(SweepKernels, MultiplyRowsSkippingZerosEqualsPlainLoop) {
+  for (auto [M, N, K] : {std::tuple{1, 1, 1}, {7, 5, 3}, {33, 40, 300}, {18, 16, 513}}) {
+    auto A = random_matrix(M, K, 4), B = random_matrix(K, N, 5);
+    for (std::size_t i = 0; i < A.size(); ++i)
+      if (i % 7 != 3) A[i] = i % 2 ? -0.0f : 0.0f;
+    std::vector<float> panels(panel::multiply_rows_panel_floats(N, K));
+    for (auto [rowStride, colStride] : {std::pair<long, long>{N, 1}, {1, K}}) {
+      std::vector<float> Bs(B.size());
+      for (int k = 0; k < K; ++k)
+        for (int n = 0; n < N; ++n) Bs[k * rowStride + n * colStride] = B[k * N + n];
+      std::vector<float> want(static_cast<std::size_t>(M) * N);
+      panel::panel_gemm_reference(M, N, K, A.data(), K, Bs.data(), rowStride, colStride,
+                                  want.data(), N);
+      for (bool skip : {false, true}) {
+        std::vector<float> got(want.size(), 7.0f);
+        panel::multiply_rows(M, N, K, A.data(), K, Bs.data(), rowStride, colStride, got.data(), N,
+                             panels.data(), skip);
+        EXPECT_TRUE(same_floats(got, want)) << M << "x" << N << "x" << K << " skip " << skip;
+      }
+    }
+  }
+}
+
+// Unscaled logits at d_k >> T: most weights are exactly 0, so the Gram products skip dS's zeros.
+TEST(SweepScales, SaturatedSoftmaxEqualsRunBitForBit) {
+  Config c = base(24);
+  expect_points_equal_runs(c, {2048, 4096});
+}
+
 TEST(SweepKernels, OnlineSoftmaxRowBlocksEqualOnePass) {
   const int T = 23, dv = 11;
   auto z = random_matrix(T, T, 8), v = random_matrix(T, dv, 9);
@@ -173,6 +204,11 @@ TEST(SweepKernels, NormalColumnsEqualTheRowsColumns) {
   fill_normal_row(3, Tensor::v, 9, 600, row.data());
   fill_normal_columns(3, Tensor::v, 9, 301, 77, block.data());
   EXPECT_EQ(std::vector<float>(row.begin() + 301, row.begin() + 378), block);
+  ColumnHashes hashes;
+  hashes.compute(301, 77);
+  std::vector<float> hashed(77);
+  fill_normal_hashed(3, Tensor::v, 9, hashes, hashed.data());
+  EXPECT_EQ(block, hashed);
 }
 
 }  // namespace
