@@ -198,13 +198,14 @@ void PointJob::sample_block(int c0, int c1) {
   // Q and K of the block also stay contiguous (row stride kBlockCols) for the products: rows of q
   // and k lie ws.cols floats apart (16 KiB at d_k = 4096), so a row block of them would map to the
   // same few cache sets.
-  sample_qk_columns(c, c0, c1, ws.qBlock.data(), ws.kBlock.data(), kBlockCols);
+  ws.hashes.compute(c0, n);
+  sample_qk_columns(c, ws.hashes, ws.qBlock.data(), ws.kBlock.data(), kBlockCols);
   for (int t = 0; t < T; ++t) {
     const long from = static_cast<long>(t) * kBlockCols, to = static_cast<long>(t) * ws.cols + c0;
     std::copy_n(ws.qBlock.data() + from, n, ws.q.data() + to);
     std::copy_n(ws.kBlock.data() + from, n, ws.k.data() + to);
   }
-  sample_vg_columns(c, c0, c1, ws.vBlock.data(), ws.gBlock.data(), kBlockCols);
+  sample_vg_columns(c, ws.hashes, ws.vBlock.data(), ws.gBlock.data(), kBlockCols);
   for (int t = 0; t < T; ++t)  // (a max is exact in any order)
     ws.maxAbsV =
         std::max(ws.maxAbsV, max_abs(ws.vBlock.data() + static_cast<long>(t) * kBlockCols, n));

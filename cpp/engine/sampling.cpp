@@ -2,17 +2,13 @@
 
 #include <cmath>
 
-#include "rng/counter_normal.hpp"
-
 namespace attnscale {
 
-void sample_qk_columns(const Config& c, int c0, int c1, float* q, float* k, int ld) {
+void sample_qk_columns(const Config& c, const ColumnHashes& columns, float* q, float* k, int ld) {
   const float mu = static_cast<float>(c.mean), sigma = static_cast<float>(c.std);
   const float rho = static_cast<float>(c.correlation);
   const float rhoBar = static_cast<float>(std::sqrt(1.0 - c.correlation * c.correlation));
-  const int n = c1 - c0;
-  ColumnHashes columns;
-  columns.compute(c0, n);
+  const int n = columns.count;
   for (int t = 0; t < c.seqLen; ++t) {
     float* qr = q + static_cast<long>(t) * ld;
     float* kr = k + static_cast<long>(t) * ld;
@@ -29,10 +25,8 @@ void sample_qk_columns(const Config& c, int c0, int c1, float* q, float* k, int 
   }
 }
 
-void sample_vg_columns(const Config& c, int c0, int c1, float* v, float* g, int ld) {
-  const int n = c1 - c0;
-  ColumnHashes columns;
-  columns.compute(c0, n);
+void sample_vg_columns(const Config& c, const ColumnHashes& columns, float* v, float* g, int ld) {
+  const int n = columns.count;
   for (int t = 0; t < c.seqLen; ++t) {
     if (v) {
       float* row = v + static_cast<long>(t) * ld;

@@ -8,6 +8,8 @@
 
 #include <vector>
 
+#include "rng/counter_normal.hpp"
+
 namespace attnscale {
 
 struct Workspace {
@@ -19,6 +21,7 @@ struct Workspace {
   std::vector<float> q, k;                   // seqLen × cols, rounded to the format
   std::vector<float> vBlock, gBlock;         // seqLen × block: V and G of one column block
   std::vector<float> qBlock, kBlock;         // and Q, K of it (also copied into q, k)
+  ColumnHashes hashes;                       // the RNG's hashes of that block's columns
   std::vector<float> kPanels, vPanels;       // that block's Kᵀ and Vᵀ, packed (panel_gemm.hpp)
   std::vector<float> logits, gradWeights;    // QKᵀ and GVᵀ over columns [0, sampled), fp32
   std::vector<float> gramK, gramQ, qPanels;  // KKᵀ, QQᵀ (lower triangles), packed Qᵀ block
