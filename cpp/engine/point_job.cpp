@@ -244,7 +244,7 @@ void PointJob::raw_logit_rows(int r0, int r1) {
   Workspace& ws = *ws_;
   const std::size_t T = ws.seqLen, from = r0 * T, count = (r1 - r0) * T;
   ws.z.resize(T * T);
-  std::copy_n(ws.logits.begin() + from, count, ws.z.begin() + from);
+  std::copy_n(ws.logits.begin() + from, count, ws.z.data() + from);
   round_inplace(configs_->front().format, ws.z.data() + from, count);
 }
 
@@ -286,7 +286,7 @@ void PointJob::norm_product_rows(int r0, int r1) {
   ws.panel.resize(panel::multiply_rows_panel_floats(T, d));
   panel::multiply_rows(r1 - r0, T, d, ws.qn.data() + static_cast<long>(r0) * d, d, ws.kn.data(), 1,
                        d, ws.normLogits.data() + from, T, ws.panel.data());
-  std::copy_n(ws.normLogits.begin() + from, count, ws.z.begin() + from);
+  std::copy_n(ws.normLogits.begin() + from, count, ws.z.data() + from);
   round_inplace(configs_->front().format, ws.z.data() + from, count);
 }
 
@@ -364,9 +364,9 @@ void PointJob::softmax_rows(int s, int r0, int r1) {
   ws.p.resize(static_cast<std::size_t>(T) * T);
   for (int i = r0; i < r1; ++i) {
     const int n = visible_keys(i, T, c.causal);
-    float* p = &ws.p[static_cast<std::size_t>(i) * T];
+    float* p = ws.p.data() + static_cast<std::size_t>(i) * T;
     const auto counts =
-        softmax_row(&ws.z[static_cast<std::size_t>(i) * T], n, c.subtractMax, c.format, p);
+        softmax_row(ws.z.data() + static_cast<std::size_t>(i) * T, n, c.subtractMax, c.format, p);
     std::fill(p + n, p + T, 0.0f);
     out.stats.nonFinite.exp += counts.expNonFinite;
     out.stats.nonFinite.weights += counts.weightNonFinite;
@@ -456,11 +456,11 @@ void PointJob::ds_rows(int s, int r0, int r1) {
   ws.slope.resize(T);
   for (int i = r0; i < r1; ++i) {
     const int n = visible_keys(i, T, c.causal);
-    const float* p = &ws.p[static_cast<std::size_t>(i) * T];
+    const float* p = ws.p.data() + static_cast<std::size_t>(i) * T;
     const float* dp = &ws.gradWeights[static_cast<std::size_t>(i) * T];
     float r = 0;
     for (int j = 0; j < n; ++j) r = r + p[j] * dp[j];
-    float* ds = &ws.ds[static_cast<std::size_t>(i) * T];
+    float* ds = ws.ds.data() + static_cast<std::size_t>(i) * T;
     if (t.identityBeyondScale()) {
       for (int j = 0; j < n; ++j) ds[j] = scale * (p[j] * (dp[j] - r));
     } else {  // × ∂z/∂n beyond the scale: ℓ_i · (1 − tanh²)
@@ -589,7 +589,7 @@ void PointJob::end_scale(int s) {
                            : st.nonFinite.weights ? Stage::weights
                            : st.nonFinite.output  ? Stage::output
                                                   : Stage::none;
-  if (keep_) out.attention = ws_->p;
+  if (keep_) out.attention.assign(ws_->p.data(), ws_->p.data() + ws_->p.capacity());
 }
 
 }  // namespace attnscale
