@@ -231,11 +231,11 @@ void PointJob::accumulate_rows(int c0, int c1, int r0, int r1) {
                            ws.logits.data() + row * T, T);
   panel::accumulate_packed(r1 - r0, T, n, ws.gBlock.data() + from, kBlockCols, ws.vPanels.data(),
                            ws.gradWeights.data() + row * T, T);
-  if (ws.gram) {  // lower triangles (columns < r1) of KKᵀ and QQᵀ
+  if (ws.gram) {  // lower triangles of KKᵀ and QQᵀ
     panel::accumulate_packed(r1 - r0, r1, n, ws.kBlock.data() + from, kBlockCols, ws.kPanels.data(),
-                             ws.gramK.data() + row * T, T);
+                             ws.gramK.data() + row * T, T, r0);
     panel::accumulate_packed(r1 - r0, r1, n, ws.qBlock.data() + from, kBlockCols, ws.qPanels.data(),
-                             ws.gramQ.data() + row * T, T);
+                             ws.gramQ.data() + row * T, T, r0);
   }
 }
 
@@ -557,7 +557,7 @@ void PointJob::gram_q_rows(int r0, int r1) {
   ws.panel.resize(panel::multiply_rows_panel_floats(r1, T));
   const float* dsT = ws.z.data() + static_cast<long>(r0) * T;
   panel::multiply_rows(rows, r1, T, dsT, T, ws.ds.data(), T, 1, ws.rowsA.data(), r1,
-                       ws.panel.data(), sparse_ds());
+                       ws.panel.data(), sparse_ds(), r0);
   state_.dqSquares += lower_inner(ws.gramK.data(), T, ws.rowsA.data(), r0, r1);
 }
 
@@ -569,7 +569,7 @@ void PointJob::gram_k_rows(int r0, int r1) {
   ws.panel.resize(panel::multiply_rows_panel_floats(r1, T));
   // B = dSᵀ, read from its rows (z) so that packing copies rows instead of transposing.
   panel::multiply_rows(rows, r1, T, ws.ds.data() + static_cast<long>(r0) * T, T, ws.z.data(), T, 1,
-                       ws.rowsA.data(), r1, ws.panel.data(), sparse_ds());
+                       ws.rowsA.data(), r1, ws.panel.data(), sparse_ds(), r0);
   state_.dkSquares += lower_inner(ws.gramQ.data(), T, ws.rowsA.data(), r0, r1);
 }
 

@@ -149,6 +149,12 @@ void load_tile(vf (&acc)[R][kVectors], int i, int n0, int N, const float* c, int
 }  // namespace
 
 namespace {
+// The columns a row chunk ending at i1 needs: all N, or with lowerRow0 >= 0 (a lower triangle whose
+// row 0 is row lowerRow0 of the whole matrix) those up to its last row's diagonal.
+int chunk_columns(int N, int lowerRow0, int i1) {
+  return lowerRow0 < 0 ? N : std::min(N, lowerRow0 + i1);
+}
+
 // Rows [i0, i1) of accumulate_packed, every panel.
 void accumulate_chunk(int i0, int i1, int N, int K, const float* a, int lda, const float* panels,
                       float* c, int ldc) {
@@ -175,12 +181,14 @@ void accumulate_chunk(int i0, int i1, int N, int K, const float* a, int lda, con
 }  // namespace
 
 void accumulate_packed(int M, int N, int K, const float* a, int lda, const float* panels, float* c,
-                       int ldc) {
+                       int ldc, int lowerRow0) {
   // Row chunks whose A (kRows × K floats) stays in L1 beside one panel while the panels stream
   // from L2.
   constexpr int kRows = 32;
-  for (int i0 = 0; i0 < M; i0 += kRows)
-    accumulate_chunk(i0, std::min(M, i0 + kRows), N, K, a, lda, panels, c, ldc);
+  for (int i0 = 0; i0 < M; i0 += kRows) {
+    const int i1 = std::min(M, i0 + kRows);
+    accumulate_chunk(i0, i1, chunk_columns(N, lowerRow0, i1), K, a, lda, panels, c, ldc);
+  }
 }
 
 std::size_t multiply_rows_panel_floats(int N, int K) {
@@ -219,11 +227,12 @@ void rows_tile(int i, int n0, int N, int k0, int kw, const float* const (&rows)[
 }  // namespace
 
 void multiply_rows(int M, int N, int K, const float* a, int lda, const float* b, long rowStride,
-                   long colStride, float* c, int ldc, float* panels, bool skipZeros) {
-  // k-blocks of kRowsBlock: every panel of the block is packed once, then row chunks of 16 (A:
-  // 16 KiB, in L1) pass over the panels (each 16 KiB, from L2). Each entry continues its sum
+                   long colStride, float* c, int ldc, float* panels, bool skipZeros,
+                   int lowerRow0) {
+  // k-blocks of kRowsBlock: every panel of the block is packed once, then row chunks of 32 (A:
+  // 16 KiB, in L1) pass over the panels (each 8 KiB, from L2). Each entry continues its sum
   // across blocks in k order (same bits as one pass).
-  constexpr int kRows = 16;
+  constexpr int kRows = 32;
   int ks[kRows / 2][kRowsBlock];
   int counts[kRows / 2] = {};
   for (int k0 = 0; k0 < K; k0 += kRowsBlock) {
@@ -243,7 +252,7 @@ void multiply_rows(int M, int N, int K, const float* a, int lda, const float* b,
             counts[t] = nonzero_ks<1>(rows, kw, ks[t]);
           }
         }
-      for (int p = 0; p < panel_count(N); ++p) {
+      for (int p = 0; p < panel_count(chunk_columns(N, lowerRow0, i1)); ++p) {
         const int n0 = p * kPanelWidth;
         const float* panel = panels + static_cast<long>(p) * kw * kPanelWidth;
         for (int i = i0; i < i1; i += 2) {

@@ -3,6 +3,7 @@
 // plain references. Tolerance everywhere: none (same operations in the same order).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -150,9 +151,14 @@ TEST(SweepKernels, PackedAccumulateEqualsPlainLoop) {
     std::vector<float> panels(static_cast<std::size_t>(panel::panel_count(N)) * K *
                               panel::kPanelWidth);
     panel::pack_panels(K, N, Bt.data(), 1, K, panels.data());
+    auto lower = C0;
     panel::accumulate_packed(M, N, K, A.data(), K, panels.data(), C0.data(), N);
     gemm_accumulate_reference(M, N, 0, K, {A.data(), K}, {B.data(), N}, C1.data(), N);
     ASSERT_EQ(C0, C1) << M << "x" << N << "x" << K;
+    panel::accumulate_packed(M, N, K, A.data(), K, panels.data(), lower.data(), N, 3);
+    for (int i = 0; i < M; ++i)
+      for (int n = 0; n <= std::min(N - 1, 3 + i); ++n)
+        ASSERT_EQ(lower[i * N + n], C1[i * N + n]) << M << "x" << N << "x" << K << " lower";
   }
 }
 
@@ -176,6 +182,17 @@ TEST(SweepKernels, MultiplyRowsSkippingZerosEqualsPlainLoop) {
         panel::multiply_rows(M, N, K, A.data(), K, Bs.data(), rowStride, colStride, got.data(), N,
                              panels.data(), skip);
         EXPECT_TRUE(same_floats(got, want)) << M << "x" << N << "x" << K << " skip " << skip;
+        // Lower triangles (row i is row row0 + i of the whole): the entries on and left of the
+        // diagonal are the same.
+        for (int row0 : {0, 9}) {
+          std::fill(got.begin(), got.end(), 7.0f);
+          panel::multiply_rows(M, N, K, A.data(), K, Bs.data(), rowStride, colStride, got.data(), N,
+                               panels.data(), skip, row0);
+          for (int i = 0; i < M; ++i)
+            for (int n = 0; n <= std::min(N - 1, row0 + i); ++n)
+              ASSERT_EQ(std::memcmp(&got[i * N + n], &want[i * N + n], sizeof(float)), 0)
+                  << M << "x" << N << "x" << K << " row0 " << row0 << " at " << i << "," << n;
+        }
       }
     }
   }
