@@ -218,10 +218,14 @@ void rows_tile(int i, int n0, int N, int k0, int kw, const float* const (&rows)[
     zero(acc);
   else
     load_tile<R>(acc, i, n0, N, c, ldc);
-  if (ks)
-    tile_listed<R>(ks, count, rows, panel, acc);
-  else
+  if constexpr (R == 2) {
+    if (ks)
+      tile_listed<R>(ks, count, rows, panel, acc);
+    else
+      tile<R>(kw, rows, panel, acc);
+  } else {  // (a single last row takes the dense loop: less code)
     tile<R>(kw, rows, panel, acc);
+  }
   store_tile<R>(acc, i, n0, N, c, ldc);
 }
 }  // namespace
@@ -242,15 +246,9 @@ void multiply_rows(int M, int N, int K, const float* a, int lda, const float* b,
       const int i1 = std::min(M, i0 + kRows);
       const auto row = [&](int i) { return a + static_cast<long>(i) * lda + k0; };
       if (skipZeros)
-        for (int i = i0; i < i1; i += 2) {
-          const int t = (i - i0) / 2;
-          if (i + 2 <= i1) {
-            const float* rows[2] = {row(i), row(i + 1)};
-            counts[t] = nonzero_ks<2>(rows, kw, ks[t]);
-          } else {
-            const float* rows[1] = {row(i)};
-            counts[t] = nonzero_ks<1>(rows, kw, ks[t]);
-          }
+        for (int i = i0; i + 2 <= i1; i += 2) {
+          const float* rows[2] = {row(i), row(i + 1)};
+          counts[(i - i0) / 2] = nonzero_ks<2>(rows, kw, ks[(i - i0) / 2]);
         }
       for (int p = 0; p < panel_count(chunk_columns(N, lowerRow0, i1)); ++p) {
         const int n0 = p * kPanelWidth;

@@ -8,20 +8,9 @@ void fill_normal_row(std::uint32_t seed, Tensor tensor, std::uint32_t row, int c
 
 void fill_normal_columns(std::uint32_t seed, Tensor tensor, std::uint32_t row, int col0, int count,
                          float* out) {
-  using namespace simd;
-  const std::uint32_t key = row_key(seed, tensor, row);
-  alignas(64) std::uint32_t iota[W];
-  for (std::size_t i = 0; i < W; ++i) iota[i] = static_cast<std::uint32_t>(i);
-  const vu lanes = loadu(iota);
-  int c = 0;
-  const auto column = [&](int at) { return vu(static_cast<std::uint32_t>(col0 + at)) + lanes; };
-  for (; c + static_cast<int>(W) <= count; c += static_cast<int>(W))
-    storeu(out + c, normal_from_counter(key, column(c)));
-  if (c < count) {  // tail: same arithmetic on a full vector, keep the lanes that exist
-    alignas(64) float tail[W];
-    storeu(tail, normal_from_counter(key, column(c)));
-    for (int i = 0; c + i < count; ++i) out[c + i] = tail[i];
-  }
+  ColumnHashes hashes;
+  hashes.compute(col0, count);
+  fill_normal_hashed(seed, tensor, row, hashes, out);
 }
 
 void ColumnHashes::compute(int from, int n) {
@@ -42,14 +31,17 @@ void fill_normal_hashed(std::uint32_t seed, Tensor tensor, std::uint32_t row,
                         const ColumnHashes& hashes, float* out) {
   using namespace simd;
   const std::uint32_t key = row_key(seed, tensor, row);
-  const int count = hashes.count;
-  int c = 0;
-  for (; c + static_cast<int>(W) <= count; c += static_cast<int>(W))
-    storeu(out + c,
-           normal_from_hashes(key, loadu(hashes.a.data() + c), loadu(hashes.b.data() + c)));
-  if (c < count) {  // tail: the padded lanes' hashes are computed too; keep the lanes that exist
+  const int count = hashes.count, w = static_cast<int>(W);
+  // One call site of the (inlined) sampler: the last, partial vector goes through `tail` (its
+  // padded lanes' hashes exist too).
+  for (int c = 0; c < count; c += w) {
+    const vf x = normal_from_hashes(key, loadu(hashes.a.data() + c), loadu(hashes.b.data() + c));
+    if (c + w <= count) {
+      storeu(out + c, x);
+      continue;
+    }
     alignas(64) float tail[W];
-    storeu(tail, normal_from_hashes(key, loadu(hashes.a.data() + c), loadu(hashes.b.data() + c)));
+    storeu(tail, x);
     for (int i = 0; c + i < count; ++i) out[c + i] = tail[i];
   }
 }
