@@ -34,7 +34,15 @@ void fill_normal_hashed(std::uint32_t seed, Tensor tensor, std::uint32_t row,
   const int count = hashes.count, w = static_cast<int>(W);
   // One call site of the (inlined) sampler: the last, partial vector goes through `tail` (its
   // padded lanes' hashes exist too).
-  for (int c = 0; c < count; c += w) {
+  int c = 0;
+  for (; c + 2 * w <= count; c += 2 * w) {  // two independent vectors per iteration (more ILP)
+    const vf x0 = normal_from_hashes(key, loadu(hashes.a.data() + c), loadu(hashes.b.data() + c));
+    const vf x1 =
+        normal_from_hashes(key, loadu(hashes.a.data() + c + w), loadu(hashes.b.data() + c + w));
+    storeu(out + c, x0);
+    storeu(out + c + w, x1);
+  }
+  for (; c < count; c += w) {
     const vf x = normal_from_hashes(key, loadu(hashes.a.data() + c), loadu(hashes.b.data() + c));
     if (c + w <= count) {
       storeu(out + c, x);
