@@ -32,10 +32,10 @@ void fill_normal_hashed(std::uint32_t seed, Tensor tensor, std::uint32_t row,
   using namespace simd;
   const std::uint32_t key = row_key(seed, tensor, row);
   const int count = hashes.count, w = static_cast<int>(W);
-  // One call site of the (inlined) sampler: the last, partial vector goes through `tail` (its
-  // padded lanes' hashes exist too).
+  // Two independent vectors per iteration (more ILP; the scalar build keeps one, less code); the
+  // last, partial vector goes through `tail` (its padded lanes' hashes exist too).
   int c = 0;
-  for (; c + 2 * w <= count; c += 2 * w) {  // two independent vectors per iteration (more ILP)
+  for (; simd::kHasSimd && c + 2 * w <= count; c += 2 * w) {
     const vf x0 = normal_from_hashes(key, loadu(hashes.a.data() + c), loadu(hashes.b.data() + c));
     const vf x1 =
         normal_from_hashes(key, loadu(hashes.a.data() + c + w), loadu(hashes.b.data() + c + w));
