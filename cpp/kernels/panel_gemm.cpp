@@ -182,9 +182,9 @@ void accumulate_chunk(int i0, int i1, int N, int K, const float* a, int lda, con
 
 void accumulate_packed(int M, int N, int K, const float* a, int lda, const float* panels, float* c,
                        int ldc, int lowerRow0) {
-  // Row chunks whose A (kRows × K floats) stays in L1 beside one panel while the panels stream
-  // from L2.
-  constexpr int kRows = 32;
+  // Row chunks whose A (kRows × K floats, 16 KiB at K = 256) stays in L1 beside one panel while
+  // the panels stream from L2.
+  constexpr int kRows = 16;
   for (int i0 = 0; i0 < M; i0 += kRows) {
     const int i1 = std::min(M, i0 + kRows);
     accumulate_chunk(i0, i1, chunk_columns(N, lowerRow0, i1), K, a, lda, panels, c, ldc);
