@@ -591,7 +591,6 @@ void PointJob::end_scale(int s) {
                            : st.nonFinite.weights ? Stage::weights
                            : st.nonFinite.output  ? Stage::output
                                                   : Stage::none;
-  if (keep_) out.attention.assign(ws_->p.data(), ws_->p.data() + ws_->p.capacity());
 }
 
 }  // namespace attnscale

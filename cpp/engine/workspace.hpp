@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "rng/counter_normal.hpp"
@@ -19,6 +20,13 @@ namespace attnscale {
 // resize() does not keep the contents.
 class RawFloats {
  public:
+  RawFloats() = default;
+  RawFloats(RawFloats&& o) noexcept : data_(std::move(o.data_)), size_(std::exchange(o.size_, 0)) {}
+  RawFloats& operator=(RawFloats&& o) noexcept {
+    data_ = std::move(o.data_);
+    size_ = std::exchange(o.size_, 0);
+    return *this;
+  }
   void resize(std::size_t n) {
     if (n == size_) return;
     data_.reset();
