@@ -20,7 +20,15 @@ RunResult AttentionEngine::measure(const Config& c, bool keepMatrices) {
   RunResult out = std::move(job_.results().front());
   // Buffers above kKeepBytes go back to the allocator, so that a large run and a large sweep one
   // after the other in one engine peak at the larger of the two, not their sum (issue 12: 256 MB).
-  if (workspace_.bytes() > kKeepBytes) workspace_ = Workspace{};
+  // The weights are copied out after the other buffers went (the copy would raise the peak).
+  const bool release = workspace_.bytes() > kKeepBytes;
+  RawFloats weights;
+  if (release) {
+    weights = std::move(workspace_.p);
+    workspace_ = Workspace{};
+  }
+  const RawFloats& p = release ? weights : workspace_.p;
+  if (keepMatrices) out.attention.assign(p.data(), p.data() + p.capacity());
   return out;
 }
 

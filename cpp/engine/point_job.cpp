@@ -17,9 +17,11 @@ namespace attnscale {
 
 namespace {
 
-// Columns of Q, K, V, G sampled and multiplied per block: sampling one block is one step (~10 ms
-// at T = 2048 in wasm), and a packed Kᵀ block of T = 2048 is 1 MiB.
-constexpr int kBlockCols = 128;
+// Columns of Q, K, V, G sampled and multiplied per block: sampling one block is one step (~8 ms
+// at T = 2048 in wasm), and a packed Kᵀ block of T = 2048 is 2 MiB. (Each block loads and stores
+// the products QKᵀ, GVᵀ and the Gram matrices once: 256 columns instead of 128 halve that
+// traffic, ~3 % of a T = 1024 sweep.)
+constexpr int kBlockCols = 256;
 // Work per step, ~2–3 ms in either wasm build (SIMD 20–40 GFLOP/s on GEMMs, scalar ~3): the bound
 // on how far one advance() can overshoot its budget. Smaller steps pay more for re-packing B panels
 // (multiply_rows packs per step).
@@ -41,6 +43,26 @@ double max_abs_diff(const float* a, const float* b, std::size_t n) {
     worst = std::max(worst, std::fabs(static_cast<double>(a[i]) - b[i]));
   }
   return worst;
+}
+
+// Adds the count of exact zeros and of inf/NaN among x[0 … n) (per-lane counts in float are exact
+// below 2^24 per lane: n <= 2048).
+void count_zeros(const float* x, int n, std::uint64_t& zeros, std::uint64_t& nonFinite) {
+  constexpr int W = static_cast<int>(simd::W);
+  const simd::vf one(1.0f), none(0.0f);
+  simd::vf z(0.0f), bad(0.0f);
+  int j = 0;
+  for (; j + W <= n; j += W) {
+    const simd::vf v = simd::loadu(x + j);
+    z = z + simd::select(v == none, one, none);
+    bad = bad + simd::select(simd::isnan(v - v), one, none);
+  }
+  zeros += static_cast<std::uint64_t>(simd::reduce_add(z));
+  nonFinite += static_cast<std::uint64_t>(simd::reduce_add(bad));
+  for (; j < n; ++j) {
+    zeros += x[j] == 0.0f ? 1 : 0;
+    nonFinite += std::isfinite(x[j]) ? 0 : 1;
+  }
 }
 
 // Σ x² in double, in index order (so row blocks summed one after another give the same bits as
@@ -135,6 +157,7 @@ void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, b
              [this, s](int r0, int r1) { output_rows(s, r0, r1); });
     if (uses_gram(ws.seqLen, dk, norm)) {
       add_rows(Phase::backward, 60 * T, [this, s](int r0, int r1) { ds_rows(s, r0, r1); });
+      add_rows(Phase::backward, 30 * T, [this](int r0, int r1) { transpose_ds_rows(r0, r1); });
       // (Steps of multiply_rows are 1.5× the usual work: each packs its B panels anew.)
       add_rows(Phase::backward, T * T / 1.5, [this](int r0, int r1) { gram_q_rows(r0, r1); });
       add_rows(Phase::backward, T * T / 1.5, [this](int r0, int r1) { gram_k_rows(r0, r1); });
@@ -143,6 +166,7 @@ void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, b
         ds_rows(s, r0, r1);
         backward_q_rows(s, r0, r1);
       });
+      add_rows(Phase::backward, 30 * T, [this](int r0, int r1) { transpose_ds_rows(r0, r1); });
       add_rows(Phase::backward, 2 * T * d / 1.5,
                [this, s](int r0, int r1) { backward_k_rows(s, r0, r1); });
     }
@@ -171,8 +195,19 @@ void PointJob::sample_block(int c0, int c1) {
   const std::size_t block = static_cast<std::size_t>(T) * kBlockCols;
   ws.vBlock.resize(block);
   ws.gBlock.resize(block);
-  sample_qk_columns(c, c0, c1, ws.q.data() + c0, ws.k.data() + c0, ws.cols);
-  sample_vg_columns(c, c0, c1, ws.vBlock.data(), ws.gBlock.data(), kBlockCols);
+  ws.qBlock.resize(block);
+  ws.kBlock.resize(block);
+  // Q and K of the block also stay contiguous (row stride kBlockCols) for the products: rows of q
+  // and k lie ws.cols floats apart (16 KiB at d_k = 4096), so a row block of them would map to the
+  // same few cache sets.
+  ws.hashes.compute(c0, n);
+  sample_qk_columns(c, ws.hashes, ws.qBlock.data(), ws.kBlock.data(), kBlockCols);
+  for (int t = 0; t < T; ++t) {
+    const long from = static_cast<long>(t) * kBlockCols, to = static_cast<long>(t) * ws.cols + c0;
+    std::copy_n(ws.qBlock.data() + from, n, ws.q.data() + to);
+    std::copy_n(ws.kBlock.data() + from, n, ws.k.data() + to);
+  }
+  sample_vg_columns(c, ws.hashes, ws.vBlock.data(), ws.gBlock.data(), kBlockCols);
   for (int t = 0; t < T; ++t)  // (a max is exact in any order)
     ws.maxAbsV =
         std::max(ws.maxAbsV, max_abs(ws.vBlock.data() + static_cast<long>(t) * kBlockCols, n));
@@ -181,11 +216,11 @@ void PointJob::sample_block(int c0, int c1) {
   ws.kPanels.resize(packed);
   ws.vPanels.resize(packed);
   // Kᵀ and Vᵀ restricted to this block: element (k, t) is K[t][c0 + k].
-  panel::pack_panels(n, T, ws.k.data() + c0, 1, ws.cols, ws.kPanels.data());
+  panel::pack_panels(n, T, ws.kBlock.data(), 1, kBlockCols, ws.kPanels.data());
   panel::pack_panels(n, T, ws.vBlock.data(), 1, kBlockCols, ws.vPanels.data());
   if (ws.gram) {
     ws.qPanels.resize(packed);
-    panel::pack_panels(n, T, ws.q.data() + c0, 1, ws.cols, ws.qPanels.data());
+    panel::pack_panels(n, T, ws.qBlock.data(), 1, kBlockCols, ws.qPanels.data());
   }
 }
 
@@ -193,15 +228,16 @@ void PointJob::accumulate_rows(int c0, int c1, int r0, int r1) {
   Workspace& ws = *ws_;
   const int T = ws.seqLen, n = c1 - c0;
   const long row = static_cast<long>(r0);
-  panel::accumulate_packed(r1 - r0, T, n, ws.q.data() + row * ws.cols + c0, ws.cols,
-                           ws.kPanels.data(), ws.logits.data() + row * T, T);
-  panel::accumulate_packed(r1 - r0, T, n, ws.gBlock.data() + row * kBlockCols, kBlockCols,
-                           ws.vPanels.data(), ws.gradWeights.data() + row * T, T);
-  if (ws.gram) {  // lower triangles (columns < r1) of KKᵀ and QQᵀ
-    panel::accumulate_packed(r1 - r0, r1, n, ws.k.data() + row * ws.cols + c0, ws.cols,
-                             ws.kPanels.data(), ws.gramK.data() + row * T, T);
-    panel::accumulate_packed(r1 - r0, r1, n, ws.q.data() + row * ws.cols + c0, ws.cols,
-                             ws.qPanels.data(), ws.gramQ.data() + row * T, T);
+  const long from = row * kBlockCols;
+  panel::accumulate_packed(r1 - r0, T, n, ws.qBlock.data() + from, kBlockCols, ws.kPanels.data(),
+                           ws.logits.data() + row * T, T);
+  panel::accumulate_packed(r1 - r0, T, n, ws.gBlock.data() + from, kBlockCols, ws.vPanels.data(),
+                           ws.gradWeights.data() + row * T, T);
+  if (ws.gram) {  // lower triangles of KKᵀ and QQᵀ
+    panel::accumulate_packed(r1 - r0, r1, n, ws.kBlock.data() + from, kBlockCols, ws.kPanels.data(),
+                             ws.gramK.data() + row * T, T, r0);
+    panel::accumulate_packed(r1 - r0, r1, n, ws.qBlock.data() + from, kBlockCols, ws.qPanels.data(),
+                             ws.gramQ.data() + row * T, T, r0);
   }
 }
 
@@ -210,7 +246,7 @@ void PointJob::raw_logit_rows(int r0, int r1) {
   Workspace& ws = *ws_;
   const std::size_t T = ws.seqLen, from = r0 * T, count = (r1 - r0) * T;
   ws.z.resize(T * T);
-  std::copy_n(ws.logits.begin() + from, count, ws.z.begin() + from);
+  std::copy_n(ws.logits.begin() + from, count, ws.z.data() + from);
   round_inplace(configs_->front().format, ws.z.data() + from, count);
 }
 
@@ -249,10 +285,10 @@ void PointJob::norm_product_rows(int r0, int r1) {
   const std::size_t TT = static_cast<std::size_t>(T) * T, from = static_cast<std::size_t>(r0) * T,
                     count = static_cast<std::size_t>(r1 - r0) * T;
   ws.normLogits.resize(TT);
-  ws.panel.resize(static_cast<std::size_t>(std::max(T, std::min(d, 256))) * panel::kPanelWidth);
+  ws.panel.resize(panel::multiply_rows_panel_floats(T, d));
   panel::multiply_rows(r1 - r0, T, d, ws.qn.data() + static_cast<long>(r0) * d, d, ws.kn.data(), 1,
                        d, ws.normLogits.data() + from, T, ws.panel.data());
-  std::copy_n(ws.normLogits.begin() + from, count, ws.z.begin() + from);
+  std::copy_n(ws.normLogits.begin() + from, count, ws.z.data() + from);
   round_inplace(configs_->front().format, ws.z.data() + from, count);
 }
 
@@ -330,9 +366,9 @@ void PointJob::softmax_rows(int s, int r0, int r1) {
   ws.p.resize(static_cast<std::size_t>(T) * T);
   for (int i = r0; i < r1; ++i) {
     const int n = visible_keys(i, T, c.causal);
-    float* p = &ws.p[static_cast<std::size_t>(i) * T];
+    float* p = ws.p.data() + static_cast<std::size_t>(i) * T;
     const auto counts =
-        softmax_row(&ws.z[static_cast<std::size_t>(i) * T], n, c.subtractMax, c.format, p);
+        softmax_row(ws.z.data() + static_cast<std::size_t>(i) * T, n, c.subtractMax, c.format, p);
     std::fill(p + n, p + T, 0.0f);
     out.stats.nonFinite.exp += counts.expNonFinite;
     out.stats.nonFinite.weights += counts.weightNonFinite;
@@ -422,11 +458,11 @@ void PointJob::ds_rows(int s, int r0, int r1) {
   ws.slope.resize(T);
   for (int i = r0; i < r1; ++i) {
     const int n = visible_keys(i, T, c.causal);
-    const float* p = &ws.p[static_cast<std::size_t>(i) * T];
+    const float* p = ws.p.data() + static_cast<std::size_t>(i) * T;
     const float* dp = &ws.gradWeights[static_cast<std::size_t>(i) * T];
     float r = 0;
     for (int j = 0; j < n; ++j) r = r + p[j] * dp[j];
-    float* ds = &ws.ds[static_cast<std::size_t>(i) * T];
+    float* ds = ws.ds.data() + static_cast<std::size_t>(i) * T;
     if (t.identityBeyondScale()) {
       for (int j = 0; j < n; ++j) ds[j] = scale * (p[j] * (dp[j] - r));
     } else {  // × ∂z/∂n beyond the scale: ℓ_i · (1 − tanh²)
@@ -437,7 +473,15 @@ void PointJob::ds_rows(int s, int r0, int r1) {
       for (int j = 0; j < n; ++j) ds[j] = scale * (p[j] * (dp[j] - r) * rounded[j]);
     }
     std::fill(ds + n, ds + T, 0.0f);
+    count_zeros(ds, T, state_.dsZeros, state_.dsNonFinite);
   }
+}
+
+// The Gram products may skip dS's exact zeros (a saturated softmax's rows are mostly 0) when dS
+// has no inf/NaN: then the result is the same bits (panel::multiply_rows).
+bool PointJob::sparse_ds() const {
+  const double T = ws_->seqLen;
+  return state_.dsNonFinite == 0 && static_cast<double>(state_.dsZeros) > 0.5 * T * T;
 }
 
 // Rows of dQ = dS K, of which only Σ dQ² is kept. With QK-norm: dQ̂ = dS K̂, then each row back
@@ -449,7 +493,7 @@ void PointJob::backward_q_rows(int s, int r0, int r1) {
   const bool norm = c.qkNorm != QkNorm::none;
   const std::size_t n = static_cast<std::size_t>(r1 - r0) * d;
   ws.rowsA.resize(n);
-  ws.panel.resize(static_cast<std::size_t>(T) * panel::kPanelWidth);
+  ws.panel.resize(panel::multiply_rows_panel_floats(d, T));
   panel::multiply_rows(r1 - r0, d, T, ws.ds.data() + static_cast<long>(r0) * T, T,
                        norm ? ws.kn.data() : ws.k.data(), norm ? d : ws.cols, 1, ws.rowsA.data(), d,
                        ws.panel.data());
@@ -460,7 +504,15 @@ void PointJob::backward_q_rows(int s, int r0, int r1) {
   state_.dqSquares += sum_squares(ws.rowsA.data(), n);
 }
 
-// Rows of dK = dSᵀ Q (every row of dS is done by now).
+// Rows [r0, r1) of dSᵀ (once every row of dS is done), into z: the scaled logits are not read
+// again in this scaling.
+void PointJob::transpose_ds_rows(int r0, int r1) {
+  Workspace& ws = *ws_;
+  const int T = ws.seqLen;
+  transpose(T, r1 - r0, ws.ds.data() + r0, T, ws.z.data() + static_cast<long>(r0) * T, T);
+}
+
+// Rows of dK = dSᵀ Q.
 void PointJob::backward_k_rows(int s, int r0, int r1) {
   Workspace& ws = *ws_;
   const Config& c = (*configs_)[s];
@@ -468,11 +520,10 @@ void PointJob::backward_k_rows(int s, int r0, int r1) {
   const bool norm = c.qkNorm != QkNorm::none;
   const std::size_t n = static_cast<std::size_t>(r1 - r0) * d;
   ws.rowsA.resize(n);
-  ws.rowsB.resize(static_cast<std::size_t>(r1 - r0) * T);
-  ws.panel.resize(static_cast<std::size_t>(T) * panel::kPanelWidth);
-  transpose(T, r1 - r0, ws.ds.data() + r0, T, ws.rowsB.data(), T);  // columns r0… of dS
-  panel::multiply_rows(r1 - r0, d, T, ws.rowsB.data(), T, norm ? ws.qn.data() : ws.q.data(),
-                       norm ? d : ws.cols, 1, ws.rowsA.data(), d, ws.panel.data());
+  ws.panel.resize(panel::multiply_rows_panel_floats(d, T));
+  const float* dsT = ws.z.data() + static_cast<long>(r0) * T;
+  panel::multiply_rows(r1 - r0, d, T, dsT, T, norm ? ws.qn.data() : ws.q.data(), norm ? d : ws.cols,
+                       1, ws.rowsA.data(), d, ws.panel.data());
   if (norm)
     for (int i = r0; i < r1; ++i)
       normalize_row_backward(c.qkNorm, ws.kn.data() + static_cast<long>(i) * d, ws.kInv[i], d,
@@ -505,11 +556,10 @@ void PointJob::gram_q_rows(int r0, int r1) {
   Workspace& ws = *ws_;
   const int T = ws.seqLen, rows = r1 - r0;
   ws.rowsA.resize(static_cast<std::size_t>(rows) * r1);
-  ws.rowsB.resize(static_cast<std::size_t>(rows) * T);
-  ws.panel.resize(static_cast<std::size_t>(T) * panel::kPanelWidth);
-  transpose(T, rows, ws.ds.data() + r0, T, ws.rowsB.data(), T);  // columns r0… of dS
-  panel::multiply_rows(rows, r1, T, ws.rowsB.data(), T, ws.ds.data(), T, 1, ws.rowsA.data(), r1,
-                       ws.panel.data());
+  ws.panel.resize(panel::multiply_rows_panel_floats(r1, T));
+  const float* dsT = ws.z.data() + static_cast<long>(r0) * T;
+  panel::multiply_rows(rows, r1, T, dsT, T, ws.ds.data(), T, 1, ws.rowsA.data(), r1,
+                       ws.panel.data(), sparse_ds(), r0);
   state_.dqSquares += lower_inner(ws.gramK.data(), T, ws.rowsA.data(), r0, r1);
 }
 
@@ -518,9 +568,10 @@ void PointJob::gram_k_rows(int r0, int r1) {
   Workspace& ws = *ws_;
   const int T = ws.seqLen, rows = r1 - r0;
   ws.rowsA.resize(static_cast<std::size_t>(rows) * r1);
-  ws.panel.resize(static_cast<std::size_t>(T) * panel::kPanelWidth);
-  panel::multiply_rows(rows, r1, T, ws.ds.data() + static_cast<long>(r0) * T, T, ws.ds.data(), 1, T,
-                       ws.rowsA.data(), r1, ws.panel.data());
+  ws.panel.resize(panel::multiply_rows_panel_floats(r1, T));
+  // B = dSᵀ, read from its rows (z) so that packing copies rows instead of transposing.
+  panel::multiply_rows(rows, r1, T, ws.ds.data() + static_cast<long>(r0) * T, T, ws.z.data(), T, 1,
+                       ws.rowsA.data(), r1, ws.panel.data(), sparse_ds(), r0);
   state_.dkSquares += lower_inner(ws.gramQ.data(), T, ws.rowsA.data(), r0, r1);
 }
 
@@ -540,7 +591,6 @@ void PointJob::end_scale(int s) {
                            : st.nonFinite.weights ? Stage::weights
                            : st.nonFinite.output  ? Stage::output
                                                   : Stage::none;
-  if (keep_) out.attention = ws_->p;
 }
 
 }  // namespace attnscale

@@ -61,6 +61,7 @@ class PointJob {
     double outputDiff = 0;
     std::uint64_t outputNonFinite = 0;
     double dqSquares = 0, dkSquares = 0;
+    std::uint64_t dsZeros = 0, dsNonFinite = 0;  // over dS (every row, padding included)
   };
 
   void add(Phase phase, std::function<void()> step);
@@ -82,6 +83,8 @@ class PointJob {
   void output_rows(int s, int r0, int r1);
   void ds_rows(int s, int r0, int r1);
   void backward_q_rows(int s, int r0, int r1);
+  bool sparse_ds() const;
+  void transpose_ds_rows(int r0, int r1);
   void backward_k_rows(int s, int r0, int r1);
   void gram_q_rows(int r0, int r1);
   void gram_k_rows(int r0, int r1);

@@ -24,10 +24,11 @@ void Workspace::reset(int T, int columns, bool withGram) {
 std::size_t Workspace::bytes() const {
   std::size_t floats = 0;
   for (const std::vector<float>* b :
-       {&q,       &k,       &vBlock, &gBlock, &kPanels, &vPanels,    &logits, &gradWeights, &gramK,
-        &gramQ,   &qPanels, &z,      &p,      &ds,      &rowsA,      &rowsB,  &panel,       &v,
-        &scratch, &qn,      &kn,     &qInv,   &kInv,    &normLogits, &slope})
+       {&qBlock, &kBlock, &vBlock,  &gBlock, &kPanels,    &vPanels, &logits, &gradWeights,
+        &gramK,  &gramQ,  &qPanels, &rowsA,  &rowsB,      &panel,   &v,      &scratch,
+        &qn,     &kn,     &qInv,    &kInv,   &normLogits, &slope})
     floats += b->capacity();
+  floats += q.capacity() + k.capacity() + z.capacity() + p.capacity() + ds.capacity();
   return floats * sizeof(float);
 }
 

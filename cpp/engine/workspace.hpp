@@ -6,9 +6,45 @@
 // column block at a time), and dQ, dK, O only a row block at a time.
 #pragma once
 
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <utility>
 #include <vector>
 
+#include "rng/counter_normal.hpp"
+
 namespace attnscale {
+
+// A float buffer sized without std::vector's element-by-element zero-fill (~60 ms for Q and K at
+// T = 1024, d_k = 4096 in wasm), for buffers whose every element is written before it is read.
+// resize() does not keep the contents, and does nothing at the same size.
+class RawFloats {
+ public:
+  RawFloats() = default;
+  RawFloats(RawFloats&& o) noexcept : data_(std::move(o.data_)), size_(std::exchange(o.size_, 0)) {}
+  RawFloats& operator=(RawFloats&& o) noexcept {
+    data_ = std::move(o.data_);
+    size_ = std::exchange(o.size_, 0);
+    return *this;
+  }
+  void resize(std::size_t n) {
+    if (n == size_) return;
+    data_.reset();
+    data_.reset(new float[n]);
+    size_ = n;
+    // One memset where the buffer is created: fresh pages are touched here rather than inside
+    // some later step (a cancellable step must stay short), at memset speed.
+    std::memset(data_.get(), 0, n * sizeof(float));
+  }
+  float* data() { return data_.get(); }
+  const float* data() const { return data_.get(); }
+  std::size_t capacity() const { return size_; }
+
+ private:
+  std::unique_ptr<float[]> data_;
+  std::size_t size_ = 0;
+};
 
 struct Workspace {
   int seqLen = 0;
@@ -16,14 +52,16 @@ struct Workspace {
   int sampled = 0;     // columns [0, sampled) are in q, k and in the two products
   double maxAbsV = 0;  // max |V| over columns [0, sampled)
   bool gram = false;   // also accumulate the Gram matrices KKᵀ and QQᵀ (some d_k >= seqLen)
-  std::vector<float> q, k;                   // seqLen × cols, rounded to the format
+  RawFloats q, k;      // seqLen × cols, rounded to the format
   std::vector<float> vBlock, gBlock;         // seqLen × block: V and G of one column block
+  std::vector<float> qBlock, kBlock;         // and Q, K of it (also copied into q, k)
+  ColumnHashes hashes;                       // the RNG's hashes of that block's columns
   std::vector<float> kPanels, vPanels;       // that block's Kᵀ and Vᵀ, packed (panel_gemm.hpp)
   std::vector<float> logits, gradWeights;    // QKᵀ and GVᵀ over columns [0, sampled), fp32
   std::vector<float> gramK, gramQ, qPanels;  // KKᵀ, QQᵀ (lower triangles), packed Qᵀ block
-  std::vector<float> z, p, ds;               // seqLen × seqLen, one scaling at a time
+  RawFloats z, p, ds;                        // seqLen × seqLen, one scaling at a time
   std::vector<float> rowsA, rowsB;           // a row block of dQ, dK or O, or of dSᵀ
-  std::vector<float> panel;                  // one packed panel of K or Q (seqLen × panel width)
+  std::vector<float> panel;                  // packed B panels of one k-block (multiply_rows)
   int vCols = 0;                             // V sampled whole (seqLen × vCols), only when the
   std::vector<float> v, scratch;             // output must be computed (online softmax)
   // QK-norm (issue 13): q̂, k̂ (seqLen × d_k, rounded), their rows' 1/√(… + ε), q̂k̂ᵀ (T × T, fp32),

@@ -59,8 +59,8 @@ inline void column(int i0, int i1, int j, int k0, int k1, const MatrixView& A, c
 }
 
 template <int V>
-inline void row_pairs(int M, int j, int k0, int k1, const MatrixView& A, const float* b,
-                      long bStep, float* C, int ldc) {
+inline void row_pairs(int M, int j, int k0, int k1, const MatrixView& A, const float* b, long bStep,
+                      float* C, int ldc) {
   int i = 0;
   for (; i + 2 <= M; i += 2) tile<2, V>(i, j, k0, k1, A, b, bStep, C, ldc);
   if (i < M) tile<1, V>(i, j, k0, k1, A, b, bStep, C, ldc);
@@ -100,13 +100,50 @@ void gemm_accumulate_reference(int M, int N, int k0, int k1, MatrixView A, Matri
     }
 }
 
+namespace {
+#if !defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
+// out[j·ldOut + i] = in[i·ldIn + j] for a 4 × 4 block, transposed in registers (zips of lanes,
+// then of lane pairs), for 4-lane vectors.
+template <class V>
+inline void transpose_4x4(const float* in, long ldIn, float* out, long ldOut) {
+  using pairs = xsimd::batch<double>;
+  const auto as_pairs = [](V x) { return xsimd::bitwise_cast<pairs>(x); };
+  const auto as_floats = [](pairs x) { return xsimd::bitwise_cast<V>(x); };
+  const V r0 = simd::loadu(in), r1 = simd::loadu(in + ldIn);
+  const V r2 = simd::loadu(in + 2 * ldIn), r3 = simd::loadu(in + 3 * ldIn);
+  const V t0 = xsimd::zip_lo(r0, r1), t1 = xsimd::zip_hi(r0, r1);
+  const V t2 = xsimd::zip_lo(r2, r3), t3 = xsimd::zip_hi(r2, r3);
+  simd::storeu(out, as_floats(xsimd::zip_lo(as_pairs(t0), as_pairs(t2))));
+  simd::storeu(out + ldOut, as_floats(xsimd::zip_hi(as_pairs(t0), as_pairs(t2))));
+  simd::storeu(out + 2 * ldOut, as_floats(xsimd::zip_lo(as_pairs(t1), as_pairs(t3))));
+  simd::storeu(out + 3 * ldOut, as_floats(xsimd::zip_hi(as_pairs(t1), as_pairs(t3))));
+}
+#endif
+}  // namespace
+
 void transpose(int rows, int cols, const float* in, int ldIn, float* out, int ldOut) {
-  constexpr int block = 32;
+  // 16 × 16 blocks: every cache line read or written is used whole while the block is hot (with
+  // power-of-two leading dimensions all rows of a block share a cache set, so a larger block
+  // would evict its own lines).
+  constexpr int block = 16;
   for (int ib = 0; ib < rows; ib += block)
-    for (int jb = 0; jb < cols; jb += block)
-      for (int i = ib; i < std::min(ib + block, rows); ++i)
-        for (int j = jb; j < std::min(jb + block, cols); ++j)
+    for (int jb = 0; jb < cols; jb += block) {
+      const int i1 = std::min(ib + block, rows), j1 = std::min(jb + block, cols);
+#if !defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
+      if constexpr (W == 4) {
+        if (i1 - ib == block && j1 - jb == block) {
+          for (int i = ib; i < i1; i += 4)
+            for (int j = jb; j < j1; j += 4)
+              transpose_4x4<vf>(in + static_cast<long>(i) * ldIn + j, ldIn,
+                                out + static_cast<long>(j) * ldOut + i, ldOut);
+          continue;
+        }
+      }
+#endif
+      for (int i = ib; i < i1; ++i)
+        for (int j = jb; j < j1; ++j)
           out[static_cast<long>(j) * ldOut + i] = in[static_cast<long>(i) * ldIn + j];
+    }
 }
 
 }  // namespace attnscale

@@ -86,6 +86,12 @@ void panel_gemm_reference(int M, int N, int K, const float* a, int lda, const fl
 namespace {
 template <int R>
 void store_tile(const vf (&acc)[R][kVectors], int i, int n0, int N, float* c, int ldc) {
+  if (N - n0 >= kPanelWidth) {  // a whole panel: straight vector stores (no copy through memory)
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < kVectors; ++v)
+        simd::storeu(c + static_cast<long>(i + r) * ldc + n0 + v * simd::W, acc[r][v]);
+    return;
+  }
   alignas(64) float lanes[kPanelWidth];
   for (int r = 0; r < R; ++r) {
     for (int v = 0; v < kVectors; ++v) simd::storeu(lanes + v * simd::W, acc[r][v]);
@@ -122,8 +128,14 @@ void panel_gemm(int M, int N, int K, const float* a, int lda, const float* b, lo
 namespace {
 template <int R>
 void load_tile(vf (&acc)[R][kVectors], int i, int n0, int N, const float* c, int ldc) {
-  alignas(64) float lanes[kPanelWidth] = {};
   const int width = std::min(kPanelWidth, N - n0);
+  if (width == kPanelWidth) {
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < kVectors; ++v)
+        acc[r][v] = simd::loadu(c + static_cast<long>(i + r) * ldc + n0 + v * simd::W);
+    return;
+  }
+  alignas(64) float lanes[kPanelWidth] = {};
   for (int r = 0; r < R; ++r) {
     const float* row = c + static_cast<long>(i + r) * ldc + n0;
     const float* from = row;
@@ -136,20 +148,28 @@ void load_tile(vf (&acc)[R][kVectors], int i, int n0, int N, const float* c, int
 }
 }  // namespace
 
-void accumulate_packed(int M, int N, int K, const float* a, int lda, const float* panels, float* c,
-                       int ldc) {
+namespace {
+// The columns a row chunk ending at i1 needs: all N, or with lowerRow0 >= 0 (a lower triangle whose
+// row 0 is row lowerRow0 of the whole matrix) those up to its last row's diagonal.
+int chunk_columns(int N, int lowerRow0, int i1) {
+  return lowerRow0 < 0 ? N : std::min(N, lowerRow0 + i1);
+}
+
+// Rows [i0, i1) of accumulate_packed, every panel.
+void accumulate_chunk(int i0, int i1, int N, int K, const float* a, int lda, const float* panels,
+                      float* c, int ldc) {
   for (int p = 0; p < panel_count(N); ++p) {
     const float* panel = panels + static_cast<long>(p) * K * kPanelWidth;
     const int n0 = p * kPanelWidth;
-    int i = 0;
-    for (; i + 2 <= M; i += 2) {
+    int i = i0;
+    for (; i + 2 <= i1; i += 2) {
       vf acc[2][kVectors];
       load_tile<2>(acc, i, n0, N, c, ldc);
       const float* rows[2] = {a + static_cast<long>(i) * lda, a + static_cast<long>(i + 1) * lda};
       tile<2>(K, rows, panel, acc);
       store_tile<2>(acc, i, n0, N, c, ldc);
     }
-    if (i < M) {
+    if (i < i1) {
       vf acc[1][kVectors];
       load_tile<1>(acc, i, n0, N, c, ldc);
       const float* rows[1] = {a + static_cast<long>(i) * lda};
@@ -158,38 +178,92 @@ void accumulate_packed(int M, int N, int K, const float* a, int lda, const float
     }
   }
 }
+}  // namespace
+
+void accumulate_packed(int M, int N, int K, const float* a, int lda, const float* panels, float* c,
+                       int ldc, int lowerRow0) {
+  // Row chunks whose A (kRows × K floats, 16 KiB at K = 256) stays in L1 beside one panel while
+  // the panels stream from L2.
+  constexpr int kRows = 16;
+  for (int i0 = 0; i0 < M; i0 += kRows) {
+    const int i1 = std::min(M, i0 + kRows);
+    accumulate_chunk(i0, i1, chunk_columns(N, lowerRow0, i1), K, a, lda, panels, c, ldc);
+  }
+}
+
+std::size_t multiply_rows_panel_floats(int N, int K) {
+  return static_cast<std::size_t>(panel_count(N)) * kPanelWidth * std::min(K, kRowsBlock);
+}
+
+namespace {
+// The k in [0, kw) where some row of a register tile (rows[0 … R)) is nonzero, ascending.
+template <int R>
+int nonzero_ks(const float* const (&rows)[R], int kw, int* ks) {
+  int count = 0;
+  for (int k = 0; k < kw; ++k) {
+    bool any = false;
+    for (int r = 0; r < R; ++r) any = any || rows[r][k] != 0.0f;
+    ks[count] = k;
+    count += any ? 1 : 0;
+  }
+  return count;
+}
+
+// One register tile of multiply_rows: rows [i, i + R) against one panel of the k-block at k0.
+template <int R>
+void rows_tile(int i, int n0, int N, int k0, int kw, const float* const (&rows)[R], const int* ks,
+               int count, const float* panel, float* c, int ldc) {
+  vf acc[R][kVectors];
+  if (k0 == 0)
+    zero(acc);
+  else
+    load_tile<R>(acc, i, n0, N, c, ldc);
+  if constexpr (R == 2) {
+    if (ks)
+      tile_listed<R>(ks, count, rows, panel, acc);
+    else
+      tile<R>(kw, rows, panel, acc);
+  } else {  // (a single last row takes the dense loop: less code)
+    tile<R>(kw, rows, panel, acc);
+  }
+  store_tile<R>(acc, i, n0, N, c, ldc);
+}
+}  // namespace
 
 void multiply_rows(int M, int N, int K, const float* a, int lda, const float* b, long rowStride,
-                   long colStride, float* c, int ldc, float* panel) {
-  // k-blocks of 256 keep the packed panel (256 × kPanelWidth floats) in L1 while the rows stream
-  // past it; each entry continues its sum across blocks in k order (same bits as one pass).
-  constexpr int kBlock = 256;
-  for (int n0 = 0; n0 < N; n0 += kPanelWidth) {
-    const int width = std::min(kPanelWidth, N - n0);
-    for (int k0 = 0; k0 < K; k0 += kBlock) {
-      const int kw = std::min(kBlock, K - k0);
-      pack_panels(kw, width, b + k0 * rowStride + n0 * colStride, rowStride, colStride, panel);
-      int i = 0;
-      for (; i + 2 <= M; i += 2) {
-        vf acc[2][kVectors];
-        if (k0 == 0)
-          zero(acc);
-        else
-          load_tile<2>(acc, i, n0, N, c, ldc);
-        const float* rows[2] = {a + static_cast<long>(i) * lda + k0,
-                                a + static_cast<long>(i + 1) * lda + k0};
-        tile<2>(kw, rows, panel, acc);
-        store_tile<2>(acc, i, n0, N, c, ldc);
-      }
-      if (i < M) {
-        vf acc[1][kVectors];
-        if (k0 == 0)
-          zero(acc);
-        else
-          load_tile<1>(acc, i, n0, N, c, ldc);
-        const float* rows[1] = {a + static_cast<long>(i) * lda + k0};
-        tile<1>(kw, rows, panel, acc);
-        store_tile<1>(acc, i, n0, N, c, ldc);
+                   long colStride, float* c, int ldc, float* panels, bool skipZeros,
+                   int lowerRow0) {
+  // k-blocks of kRowsBlock: every panel of the block is packed once, then row chunks of 32 (A:
+  // 16 KiB, in L1) pass over the panels (each 8 KiB, from L2). Each entry continues its sum
+  // across blocks in k order (same bits as one pass).
+  constexpr int kRows = 32;
+  int ks[kRows / 2][kRowsBlock];
+  int counts[kRows / 2] = {};
+  for (int k0 = 0; k0 < K; k0 += kRowsBlock) {
+    const int kw = std::min(kRowsBlock, K - k0);
+    pack_panels(kw, N, b + k0 * rowStride, rowStride, colStride, panels);
+    for (int i0 = 0; i0 < M; i0 += kRows) {
+      const int i1 = std::min(M, i0 + kRows);
+      const auto row = [&](int i) { return a + static_cast<long>(i) * lda + k0; };
+      if (skipZeros)
+        for (int i = i0; i + 2 <= i1; i += 2) {
+          const float* rows[2] = {row(i), row(i + 1)};
+          counts[(i - i0) / 2] = nonzero_ks<2>(rows, kw, ks[(i - i0) / 2]);
+        }
+      for (int p = 0; p < panel_count(chunk_columns(N, lowerRow0, i1)); ++p) {
+        const int n0 = p * kPanelWidth;
+        const float* panel = panels + static_cast<long>(p) * kw * kPanelWidth;
+        for (int i = i0; i < i1; i += 2) {
+          const int t = (i - i0) / 2;
+          const int* list = skipZeros ? ks[t] : nullptr;
+          if (i + 2 <= i1) {
+            const float* rows[2] = {row(i), row(i + 1)};
+            rows_tile<2>(i, n0, N, k0, kw, rows, list, counts[t], panel, c, ldc);
+          } else {
+            const float* rows[1] = {row(i)};
+            rows_tile<1>(i, n0, N, k0, kw, rows, list, counts[t], panel, c, ldc);
+          }
+        }
       }
     }
   }

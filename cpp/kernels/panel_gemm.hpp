@@ -15,6 +15,8 @@
 // add, no FMA): the result is bit-identical to panel_gemm_reference in every build.
 #pragma once
 
+#include <cstddef>
+
 #include "simd/batch.hpp"
 
 namespace attnscale::panel {
@@ -49,6 +51,22 @@ inline void tile(int K, const float* const (&a)[R], const float* panel, vf (&acc
   }
 }
 
+// tile() over the k listed in ks[0 … count) only (ascending), for sparse rows of A.
+template <int R>
+inline void tile_listed(const int* ks, int count, const float* const (&a)[R], const float* panel,
+                        vf (&acc)[R][kVectors]) {
+  for (int idx = 0; idx < count; ++idx) {
+    const int k = ks[idx];
+    const float* b = panel + static_cast<long>(k) * kPanelWidth;
+    vf bv[kVectors];
+    for (int v = 0; v < kVectors; ++v) bv[v] = simd::loadu(b + v * simd::W);
+    for (int r = 0; r < R; ++r) {
+      const vf av(a[r][k]);
+      for (int v = 0; v < kVectors; ++v) acc[r][v] = acc[r][v] + av * bv[v];
+    }
+  }
+}
+
 template <int R>
 inline void zero(vf (&acc)[R][kVectors]) {
   for (int r = 0; r < R; ++r)
@@ -58,16 +76,25 @@ inline void zero(vf (&acc)[R][kVectors]) {
 // C (M × N, leading dimension ldc) += A (M × K, row i at a + i·lda) · B, with B packed by
 // pack_panels(K, N, …). Each entry continues its own sum in k order, c = c + a[k]·b[k]: the same
 // bits as gemm_accumulate over the same k range, so a product may be extended block by block.
+// lowerRow0 >= 0: only a lower triangle is wanted, row i of C being row lowerRow0 + i of the whole
+// matrix; entries right of the diagonal may be skipped (left as they were; whole panels only).
 void accumulate_packed(int M, int N, int K, const float* a, int lda, const float* panels, float* c,
-                       int ldc);
+                       int ldc, int lowerRow0 = -1);
 
 // C (M × N, leading dimension ldc) = A (M × K, row i at a + i·lda) · B (K × N, element (k, n) at
-// b[k·rowStride + n·colStride]), packing one B panel k-block at a time into `panel`
-// (min(K, 256) · kPanelWidth floats, L1-sized): for a product whose B is used by one row block
-// only, where packing all of B first would cost memory. Each entry is the plain sum 0 + a[0]·b[0] +
+// b[k·rowStride + n·colStride]), packing B a k-block (kRowsBlock) at a time into `panels`
+// (multiply_rows_panel_floats(N, K) floats): for a product whose B is used by one row block only,
+// where packing all of B first would cost memory. Each entry is the plain sum 0 + a[0]·b[0] +
 // a[1]·b[1] + …: the bits of gemm_accumulate onto zeros.
+inline constexpr int kRowsBlock = 128;
+std::size_t multiply_rows_panel_floats(int N, int K);
+// skipZeros: terms whose a[k] is exactly 0 for every row of a register tile are left out. With B
+// free of inf and NaN each such term is ±0, and c + ±0 == c for every c reachable from c = +0, so
+// the result is the same bits; it saves work when A is mostly exact zeros (a saturated softmax's
+// dS). lowerRow0: as for accumulate_packed (skipped entries are left unwritten).
 void multiply_rows(int M, int N, int K, const float* a, int lda, const float* b, long rowStride,
-                   long colStride, float* c, int ldc, float* panel);
+                   long colStride, float* c, int ldc, float* panels, bool skipZeros = false,
+                   int lowerRow0 = -1);
 
 // The plain triple loop of the same product, for the tests: C (M × N, leading dimension ldc) =
 // A (M × K, leading dimension lda) · B (element (k, n) at b[k·rowStride + n·colStride]).

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "simd/batch.hpp"
 #include "simd/fast_math.hpp"
@@ -39,10 +40,12 @@ inline std::uint32_t row_key(std::uint32_t seed, Tensor tensor, std::uint32_t ro
 // Box–Muller on two hashed uniforms: z = sqrt(-2 ln u1) · cos(2π u2), u1 in (0, 1] and u2 in
 // [0, 1) on a 2^-24 grid (so |z| <= 5.77). cos(2π u2) is evaluated as -sin(2π(1/4 - |u2 - 1/2|))
 // to stay on the polynomial's range [-π/2, π/2].
-inline simd::vf normal_from_counter(std::uint32_t rowKey, simd::vu column) {
+// The column's share of the hash, mix32(2c) and mix32(2c + 1), depends on neither the row nor the
+// tensor: normal_from_hashes takes it precomputed (ColumnHashes), for blocks of many rows.
+inline simd::vf normal_from_hashes(std::uint32_t rowKey, simd::vu hashA, simd::vu hashB) {
   using namespace simd;
-  vu a = mix32(vu(rowKey) ^ mix32(column + column));
-  vu b = mix32(vu(rowKey) ^ mix32(column + column + vu(1)));
+  vu a = mix32(vu(rowKey) ^ hashA);
+  vu b = mix32(vu(rowKey) ^ hashB);
   const vf grid(5.9604644775390625e-8f);  // 2^-24
   vf u1 = (to_float(as_i(a >> 8)) + vf(1.0f)) * grid;
   vf u2 = to_float(as_i(b >> 8)) * grid;
@@ -51,6 +54,17 @@ inline simd::vf normal_from_counter(std::uint32_t rowKey, simd::vu column) {
   return vf(0.0f) - radius * sin_halfpi(w * vf(6.28318530717958648f));
 }
 
+inline simd::vf normal_from_counter(std::uint32_t rowKey, simd::vu column) {
+  return normal_from_hashes(rowKey, mix32(column + column), mix32(column + column + simd::vu(1)));
+}
+
+// Column hashes of columns [col0, col0 + count), padded to whole vectors, for fill_normal_hashed.
+struct ColumnHashes {
+  int col0 = 0, count = 0;
+  std::vector<std::uint32_t> a, b;
+  void compute(int col0, int count);
+};
+
 // Fills out[c] for c in [0, cols) with the row's samples.
 void fill_normal_row(std::uint32_t seed, Tensor tensor, std::uint32_t row, int cols, float* out);
 
@@ -58,5 +72,9 @@ void fill_normal_row(std::uint32_t seed, Tensor tensor, std::uint32_t row, int c
 // fill_normal_row gives for those columns.
 void fill_normal_columns(std::uint32_t seed, Tensor tensor, std::uint32_t row, int col0, int count,
                          float* out);
+
+// The same for the columns of `hashes`: out[i] = the sample at column hashes.col0 + i.
+void fill_normal_hashed(std::uint32_t seed, Tensor tensor, std::uint32_t row,
+                        const ColumnHashes& hashes, float* out);
 
 }  // namespace attnscale

@@ -3,6 +3,7 @@
 // plain references. Tolerance everywhere: none (same operations in the same order).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -150,10 +151,57 @@ TEST(SweepKernels, PackedAccumulateEqualsPlainLoop) {
     std::vector<float> panels(static_cast<std::size_t>(panel::panel_count(N)) * K *
                               panel::kPanelWidth);
     panel::pack_panels(K, N, Bt.data(), 1, K, panels.data());
+    auto lower = C0;
     panel::accumulate_packed(M, N, K, A.data(), K, panels.data(), C0.data(), N);
     gemm_accumulate_reference(M, N, 0, K, {A.data(), K}, {B.data(), N}, C1.data(), N);
     ASSERT_EQ(C0, C1) << M << "x" << N << "x" << K;
+    panel::accumulate_packed(M, N, K, A.data(), K, panels.data(), lower.data(), N, 3);
+    for (int i = 0; i < M; ++i)
+      for (int n = 0; n <= std::min(N - 1, 3 + i); ++n)
+        ASSERT_EQ(lower[i * N + n], C1[i * N + n]) << M << "x" << N << "x" << K << " lower";
   }
+}
+
+// multiply_rows, with and without leaving out the exact zeros of A, against the plain loop: B
+// read by rows and by columns, k-blocks split (K > 256), odd M, N not a whole panel; A mostly ±0.
+TEST(SweepKernels, MultiplyRowsSkippingZerosEqualsPlainLoop) {
+  for (auto [M, N, K] : {std::tuple{1, 1, 1}, {7, 5, 3}, {33, 40, 300}, {18, 16, 513}}) {
+    auto A = random_matrix(M, K, 4), B = random_matrix(K, N, 5);
+    for (std::size_t i = 0; i < A.size(); ++i)
+      if (i % 7 != 3) A[i] = i % 2 ? -0.0f : 0.0f;
+    std::vector<float> panels(panel::multiply_rows_panel_floats(N, K));
+    for (auto [rowStride, colStride] : {std::pair<long, long>{N, 1}, {1, K}}) {
+      std::vector<float> Bs(B.size());
+      for (int k = 0; k < K; ++k)
+        for (int n = 0; n < N; ++n) Bs[k * rowStride + n * colStride] = B[k * N + n];
+      std::vector<float> want(static_cast<std::size_t>(M) * N);
+      panel::panel_gemm_reference(M, N, K, A.data(), K, Bs.data(), rowStride, colStride,
+                                  want.data(), N);
+      for (bool skip : {false, true}) {
+        std::vector<float> got(want.size(), 7.0f);
+        panel::multiply_rows(M, N, K, A.data(), K, Bs.data(), rowStride, colStride, got.data(), N,
+                             panels.data(), skip);
+        EXPECT_TRUE(same_floats(got, want)) << M << "x" << N << "x" << K << " skip " << skip;
+        // Lower triangles (row i is row row0 + i of the whole): the entries on and left of the
+        // diagonal are the same.
+        for (int row0 : {0, 9}) {
+          std::fill(got.begin(), got.end(), 7.0f);
+          panel::multiply_rows(M, N, K, A.data(), K, Bs.data(), rowStride, colStride, got.data(), N,
+                               panels.data(), skip, row0);
+          for (int i = 0; i < M; ++i)
+            for (int n = 0; n <= std::min(N - 1, row0 + i); ++n)
+              ASSERT_EQ(std::memcmp(&got[i * N + n], &want[i * N + n], sizeof(float)), 0)
+                  << M << "x" << N << "x" << K << " row0 " << row0 << " at " << i << "," << n;
+        }
+      }
+    }
+  }
+}
+
+// Unscaled logits at d_k >> T: most weights are exactly 0, so the Gram products skip dS's zeros.
+TEST(SweepScales, SaturatedSoftmaxEqualsRunBitForBit) {
+  Config c = base(24);
+  expect_points_equal_runs(c, {2048, 4096});
 }
 
 TEST(SweepKernels, OnlineSoftmaxRowBlocksEqualOnePass) {
@@ -173,6 +221,11 @@ TEST(SweepKernels, NormalColumnsEqualTheRowsColumns) {
   fill_normal_row(3, Tensor::v, 9, 600, row.data());
   fill_normal_columns(3, Tensor::v, 9, 301, 77, block.data());
   EXPECT_EQ(std::vector<float>(row.begin() + 301, row.begin() + 378), block);
+  ColumnHashes hashes;
+  hashes.compute(301, 77);
+  std::vector<float> hashed(77);
+  fill_normal_hashed(3, Tensor::v, 9, hashes, hashed.data());
+  EXPECT_EQ(block, hashed);
 }
 
 }  // namespace
