@@ -48,7 +48,10 @@ const validConfig = fc.record({
   std: fc.double({ min: 0.01, max: 5, noNaN: true }),
   correlation: fc.double({ min: -1, max: 1, noNaN: true }),
   seed: fc.integer({ min: 0, max: 2 ** 32 - 1 }),
-}).map((c) => ({ ...c, blockSize: Math.min(c.blockSize, c.seqLen), mean: c.mean === 0 ? 0 : c.mean }));
+  qkNorm: fc.constantFrom('none', 'rms', 'layer'),
+  lengthScale: fc.oneof(fc.constant(0), fc.double({ min: 0, max: 4, noNaN: true })),
+  softcap: fc.oneof(fc.constant(0), fc.double({ min: 0, max: 1000, noNaN: true })),
+}).map((c) => ({ ...c, blockSize: Math.min(c.blockSize, c.seqLen), mean: c.mean === 0 ? 0 : c.mean, lengthScale: c.lengthScale || 0, softcap: c.softcap || 0 }));
 
 test('serialize → parse restores every field exactly, with no notice', () => {
   fc.assert(fc.property(validConfig, (cfg) => {
