@@ -135,7 +135,7 @@ describe('accessibility', { timeout: 300000 }, () => {
 
   test('every chart has a text alternative that follows the state, and one live summary', async () => {
     const { page, errors } = await open('?dk=128&scale=none');
-    await waitForApp(page);
+    await waitForApp(page, { chapter8: true });
     const alts = await chartAlternatives(page);
     const panels = new Set(alts.map((a) => a.panel));
     for (const p of ['spread', 'sigma', 'entropy', 'gradients', 'heatmap', 'precision']) assert.ok(panels.has(p), `${p} has a chart image`);

@@ -37,7 +37,7 @@ const search = (page) => new URLSearchParams(new URL(page.url()).search);
 describe('chapter 8: beyond √d_k', { timeout: 600000 }, () => {
   test('the schemes and length panels complete, and their readouts say what the text says', async () => {
     const { page, errors } = await open('', { width: 1280, height: 900 });
-    await waitForApp(page, { timeout: 300000 });
+    await waitForApp(page, { chapter8: true, timeout: 300000 });
     for (const name of ['schemes', 'length']) {
       assert.equal(await page.locator(`[data-panel="${name}"]`).getAttribute('data-drawn'), 'true', name);
     }
@@ -73,7 +73,7 @@ describe('chapter 8: beyond √d_k', { timeout: 600000 }, () => {
 
   test('qkNorm, lengthScale and softcap round-trip through the URL, the controls and a preset', async () => {
     const { page, errors } = await open('?dk=64&qkNorm=layer&lengthScale=0.43&softcap=50', { width: 390, height: 844 });
-    await waitForApp(page, { timeout: 300000 });
+    await waitForApp(page, { chapter8: true, timeout: 300000 });
     const q = search(page);
     assert.equal(q.get('qkNorm'), 'layer');
     assert.equal(q.get('lengthScale'), '0.43');
@@ -87,7 +87,7 @@ describe('chapter 8: beyond √d_k', { timeout: 600000 }, () => {
     // A chapter preset sets its fields from the defaults (qkNorm back to none).
     await page.locator('[data-preset="softcap"]').click();
     await page.waitForFunction(() => /softcap=50/.test(location.search) && /scale=none/.test(location.search) && !/qkNorm=layer/.test(location.search));
-    await waitForApp(page, { timeout: 300000 });
+    await waitForApp(page, { chapter8: true, timeout: 300000 });
     assert.ok(await num(page, 'logitMax') < 50, 'capped');
     assert.ok(await num(page, 'rawLogitStd') > 25, 'the raw logits at d_k = 1024 are not');
     await page.locator('#beyond').screenshot({ path: join(OUT, 'beyond-390.png') });
@@ -97,7 +97,7 @@ describe('chapter 8: beyond √d_k', { timeout: 600000 }, () => {
 
   test('the chapter\'s panels embed (embed.html), and a benign ResizeObserver report does not read as a load failure', async () => {
     const { page, errors } = await open('embed.html?panel=schemes,length', { width: 900, height: 900 });
-    await waitForApp(page, { timeout: 300000 });
+    await waitForApp(page, { chapter8: true, timeout: 300000 });
     await page.waitForFunction(() => [...document.querySelectorAll('[data-panel]')].every((p) => !p.classList.contains('is-stale') && !p.querySelector('.panel-status')?.textContent), null, { timeout: 300000 });
     assert.ok(Math.abs(await num(page, 'schemes.shiftedLayer') - 1) < 0.05);
     assert.equal(await page.locator('[data-load-failure]').count(), 0);

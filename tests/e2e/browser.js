@@ -33,12 +33,19 @@ export function watchErrors(page) {
   return errors;
 }
 
-/** Wait until the app has drawn a result and every sweep/variant job has finished. */
-export async function waitForApp(page, { sweeps = true, timeout = 60000 } = {}) {
+/** Chapter 8's panels that measure after the page's setting (fixed studies, the thresholds table). */
+export const CHAPTER8_PANELS = ['schemes', 'length', 'thresholds'];
+
+/**
+ * Wait until the app has drawn a result and every sweep/variant job has finished; with
+ * `chapter8`, also chapter 8's panels (their Workers run them after the setting's work, so tests
+ * that do not look at them do not wait for them).
+ */
+export async function waitForApp(page, { sweeps = true, chapter8 = false, timeout = 60000 } = {}) {
   await page.waitForFunction(() => document.getElementById('app')?.dataset.state === 'ready', null, { timeout });
   if (sweeps) {
-    await page.waitForFunction(() => [...document.querySelectorAll('[data-panel]')].every((p) =>
-      !p.classList.contains('is-stale') && !p.querySelector('.panel-status')?.textContent), null, { timeout, polling: 200 });
+    await page.waitForFunction((skip) => [...document.querySelectorAll('[data-panel]')].every((p) => skip.includes(p.dataset.panel)
+      || (!p.classList.contains('is-stale') && !p.querySelector('.panel-status')?.textContent)), chapter8 ? [] : CHAPTER8_PANELS, { timeout, polling: 200 });
   }
 }
 

@@ -35,7 +35,7 @@ async function open(query = '', opts = {}) {
   const page = await browser.newPage({ reducedMotion: 'reduce', ...opts });
   const errors = watchErrors(page);
   await page.goto(server.url + query);
-  await waitForApp(page, { sweeps: opts.sweeps ?? true });
+  await waitForApp(page, { sweeps: opts.sweeps ?? true, chapter8: opts.chapter8 ?? false });
   return { page, errors };
 }
 
@@ -43,7 +43,7 @@ const num = async (page, name) => parseFloat(await stat(page, name));
 
 describe('the page', { timeout: 300000 }, () => {
   test('loads with no console errors, renders every chart non-empty, saves screenshots', async () => {
-    const { page, errors } = await open('', { width: 1280, height: 900 });
+    const { page, errors } = await open('', { width: 1280, height: 900, chapter8: true });
     for (const name of PANELS) {
       const panel = page.locator(`[data-panel="${name}"]`);
       assert.equal(await panel.getAttribute('data-drawn'), 'true', `${name} drew`);

@@ -27,7 +27,7 @@ async function open(query = '') {
   const page = await browser.newPage();
   const errors = watchErrors(page);
   await page.goto(server.url + query);
-  await waitForApp(page, { sweeps: true, timeout: 120000 });
+  await waitForApp(page, { chapter8: true, timeout: 120000 });
   return { page, errors };
 }
 
@@ -72,7 +72,7 @@ describe('overflow thresholds', { timeout: 300000 }, () => {
     // A new setting measures again.
     await page.evaluate(() => { history.replaceState(null, '', '?seqLen=32&seed=3'); dispatchEvent(new PopStateEvent('popstate')); });
     await page.waitForFunction(() => /^T = 32,/.test(document.querySelector('[data-panel="thresholds"] .caption:not(.gaps)').textContent), null, { timeout: 60000 });
-    await waitForApp(page, { sweeps: true, timeout: 120000 });
+    await waitForApp(page, { chapter8: true, timeout: 120000 });
     assert.equal(Object.values(await readTable(page)).filter((v) => v.dk === undefined || Number.isNaN(v.dk)).length, 0);
     assert.deepEqual(errors, []);
     await page.close();
