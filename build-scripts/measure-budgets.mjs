@@ -5,8 +5,7 @@
 //   transferGzipBytes everything the page transfers on a cold load, gzip, fonts excluded
 //   sweepsCompleteMs  navigation start → every panel of the page's setting complete (every sweep and
 //                     variant drawn), cold loads at T = 256 and T = 2048 (issue 12: ≤ 600 ms and
-//                     ≤ 4 s); `allPanels`: the same including chapter 8's fixed studies and
-//                     thresholds table, which run after them (issue 13)
+//                     ≤ 4 s); chapter 8's panels measure only once scrolled near, so not here
 //   dkChangeMs        d_k slider input → the frame showing the new result, T = 256, d_k ≤ 512
 //                     (issue 12: median ≤ 16.7 ms, p90 ≤ 25 ms)
 //   duringSweepMs     T = 2048, a change of the mean while the sweep runs (it restarts the sweep):
@@ -29,23 +28,20 @@ const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 
 // Every [data-panel] complete: no is-stale class and an empty .panel-status (the markers the e2e
 // tests wait for), once the app has asked for its sweeps and variants.
-// `chapter8` false: only the panels that follow the page's setting (not chapter 8's schemes,
-// length and thresholds, which the Worker runs after them).
-const ALL_COMPLETE = (chapter8 = true) => {
+// Every panel of the page's setting (not chapter 8's schemes, length and thresholds, which measure
+// once scrolled near).
+const ALL_COMPLETE = () => {
   const app = document.getElementById('app');
   const later = ['schemes', 'length', 'thresholds'];
   return app?.dataset.state === 'ready' && Number(app.dataset.sweepRequests) >= 1
-    && [...document.querySelectorAll('[data-panel]')].filter((p) => chapter8 || !later.includes(p.dataset.panel))
+    && [...document.querySelectorAll('[data-panel]')].filter((p) => !later.includes(p.dataset.panel))
       .every((p) => !p.classList.contains('is-stale') && !p.querySelector('.panel-status')?.textContent);
 };
-// Init script: records performance.now() the first time each holds (a MutationObserver, so the
-// time is exact rather than a polling interval).
+// Init script: records performance.now() the first time ALL_COMPLETE holds (a MutationObserver,
+// so the time is exact rather than a polling interval).
 const RECORD_COMPLETE = `(() => {
   const done = ${ALL_COMPLETE.toString()};
-  const mo = new MutationObserver(() => {
-    if (window.__settingCompleteAt === undefined && done(false)) window.__settingCompleteAt = performance.now();
-    if (done(true)) { window.__allCompleteAt = performance.now(); mo.disconnect(); }
-  });
+  const mo = new MutationObserver(() => { if (done()) { window.__allCompleteAt = performance.now(); mo.disconnect(); } });
   addEventListener('DOMContentLoaded', () => mo.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true }));
 })();`;
 
@@ -53,7 +49,7 @@ const server = await startServer(arg('--dist') ? { root: arg('--dist') } : {});
 const out = { date: new Date().toISOString(), url: server.url, runs, query: extraQuery };
 /** A section's numbers: kept for the JSON at the end, and shown on stderr as soon as they exist. */
 const report = (name, value) => { out[name] = value; console.error(`${name}: ${JSON.stringify(value)}`); };
-const waitComplete = (page) => page.waitForFunction(ALL_COMPLETE, true, { timeout: 180000, polling: 250 });
+const waitComplete = (page) => page.waitForFunction(ALL_COMPLETE, null, { timeout: 180000, polling: 250 });
 
 try {
   if (only.has('first')) {
@@ -97,7 +93,7 @@ try {
     // --- fresh load → every panel complete, at T = 256 and T = 2048 (cold browser each time) ---
     const sweeps = {};
     for (const [T, n, budget] of [[256, runs, 600], [2048, Math.max(1, Math.min(runs, 3)), 4000]]) {
-      const times = [], allTimes = [];
+      const times = [];
       for (let i = 0; i < n; i++) {
         const browser = await launchBrowser();
         try {
@@ -105,14 +101,12 @@ try {
           await page.addInitScript(RECORD_COMPLETE);
           await page.goto(`${server.url}?seqLen=${T}${extraQuery}`);
           await page.waitForFunction(() => window.__allCompleteAt !== undefined, null, { timeout: 180000, polling: 250 });
-          const [setting, all] = await page.evaluate(() => [window.__settingCompleteAt, window.__allCompleteAt]);
-          times.push(setting);
-          allTimes.push(all);
+          times.push(await page.evaluate(() => window.__allCompleteAt));
         } finally {
           await browser.close();
         }
       }
-      sweeps[`T${T}`] = { median: round(median(times)), all: times.map((x) => round(x)), budget, allPanels: { median: round(median(allTimes)), all: allTimes.map((x) => round(x)) } };
+      sweeps[`T${T}`] = { median: round(median(times)), all: times.map((x) => round(x)), budget };
     }
     report('sweepsCompleteMs', sweeps);
   }

@@ -36,6 +36,17 @@ export function watchErrors(page) {
 /** Chapter 8's panels that measure after the page's setting (fixed studies, the thresholds table). */
 export const CHAPTER8_PANELS = ['schemes', 'length', 'thresholds'];
 
+/** Scrolls each named panel into view, one frame apart (IntersectionObserver sees each), then back to the top. */
+export async function scrollPanelsIntoView(page, names) {
+  for (const name of names) {
+    const panel = page.locator(`[data-panel="${name}"]`).first();
+    if (!(await panel.count())) continue;
+    await panel.scrollIntoViewIfNeeded();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  }
+  await page.evaluate(() => window.scrollTo(0, 0));
+}
+
 /**
  * Wait until the app has drawn a result and every sweep/variant job has finished; with
  * `chapter8`, also chapter 8's panels (their Workers run them after the setting's work, so tests
@@ -43,6 +54,8 @@ export const CHAPTER8_PANELS = ['schemes', 'length', 'thresholds'];
  */
 export async function waitForApp(page, { sweeps = true, chapter8 = false, timeout = 60000 } = {}) {
   await page.waitForFunction(() => document.getElementById('app')?.dataset.state === 'ready', null, { timeout });
+  // Chapter 8's panels measure once they come near the viewport: bring each there in turn.
+  if (sweeps && chapter8) await scrollPanelsIntoView(page, CHAPTER8_PANELS);
   if (sweeps) {
     await page.waitForFunction((skip) => [...document.querySelectorAll('[data-panel]')].every((p) => skip.includes(p.dataset.panel)
       || (!p.classList.contains('is-stale') && !p.querySelector('.panel-status')?.textContent)), chapter8 ? [] : CHAPTER8_PANELS, { timeout, polling: 200 });

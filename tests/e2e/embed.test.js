@@ -268,7 +268,7 @@ describe('embeds', { timeout: 600000 }, () => {
         const frame = page.frames().find((f) => f.url().includes('embed.html'));
         await frame.waitForFunction(() => document.querySelector('[data-panel="sigma"]')?.dataset.drawn === 'true', null, { timeout: 60000 });
       } else {
-        await waitForApp(page);
+        await waitForApp(page, { chapter8: true });
         // Every chart that draws on load (the training panel draws once training runs, below).
         const drawn = await page.$$eval('[data-panel]:not([data-panel="training"])', (els) => els.map((e) => e.dataset.drawn));
         assert.ok(drawn.length > 0 && drawn.every((d) => d === 'true'), `${path}: every chart drawn`);

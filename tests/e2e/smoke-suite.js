@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, waitForApp } from './browser.js';
+import { launchBrowser, waitForApp, CHAPTER8_PANELS } from './browser.js';
 
 const DIST = join(repoRoot, 'dist');
 export const OUT = join(repoRoot, 'tests', 'output');
@@ -52,9 +52,22 @@ const visibleState = (id) => {
   return { state: app?.dataset.state ?? null, notices: text('.notice'), info: text('#engine-info, .as-status'), language: navigator.language };
 };
 
-/** Waits for appSettled; on timeout, the error quotes the page's visible state. */
+/** Scrolls a panel into view (chapter 8's panels measure once they come near the viewport). */
+const scrollToPanel = (name) => {
+  const p = document.querySelector(`[data-panel="${name}"]`);
+  p?.scrollIntoView();
+  return !!p;
+};
+
+/** Waits for appSettled (on the page, after bringing chapter 8's panels into view one by one); on timeout, the error quotes the page's visible state. */
 export async function waitSettled(driver, id = null, timeout = 90000) {
   try {
+    if (!id) {
+      await driver.waitFor(() => document.getElementById('app')?.dataset.state === 'ready', [], { timeout, message: 'app ready' });
+      for (const name of CHAPTER8_PANELS) {
+        if (await driver.evaluate(scrollToPanel, name)) await new Promise((r) => setTimeout(r, 300));
+      }
+    }
     await driver.waitFor(appSettled, [id], { timeout, message: 'charts drawn' });
   } catch (err) {
     const seen = await driver.evaluate(visibleState, id).catch((e) => `unreadable: ${e.message}`);
@@ -71,7 +84,7 @@ async function chromiumReadouts(site, host) {
       const page = await chromium.newPage({ reducedMotion: 'reduce' });
       await page.goto(url);
       if (id) await page.waitForFunction(appSettled, id, { timeout: 90000, polling: 200 });
-      else await waitForApp(page, { timeout: 90000 });
+      else await waitForApp(page, { chapter8: true, timeout: 90000 });
       out[key] = await page.evaluate(readStats, id);
       await page.close();
     }

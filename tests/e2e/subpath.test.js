@@ -45,7 +45,7 @@ describe(`dist/ under ${PREFIX}`, { timeout: 180000 }, () => {
     const page = await browser.newPage({ reducedMotion: 'reduce' });
     const errors = watchErrors(page);
     await page.goto(`${site.url}?dk=128&scale=none`);
-    await waitForApp(page, { timeout: 120000 });
+    await waitForApp(page, { chapter8: true, timeout: 120000 });
     assert.equal(await page.locator('#app').getAttribute('data-state'), 'ready');
     assert.ok(await panelsDrawn(page));
     assert.ok(Math.abs(parseFloat(await page.locator('[data-stat="rawLogitStd"]').first().textContent()) - Math.sqrt(128)) < 0.3);
@@ -59,7 +59,7 @@ describe(`dist/ under ${PREFIX}`, { timeout: 180000 }, () => {
     const page = await browser.newPage({ reducedMotion: 'reduce' });
     const errors = watchErrors(page);
     await page.goto(`${site.url}embed.html?panel=spread,sigma&dk=64`);
-    await waitForApp(page, { timeout: 120000 });
+    await waitForApp(page, { chapter8: true, timeout: 120000 });
     assert.ok(await panelsDrawn(page));
     assert.ok((await page.locator('#full-link').evaluate((a) => a.href)).startsWith(`${site.url}index.html`));
     assertAllUnderPrefix();

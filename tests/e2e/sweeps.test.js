@@ -78,7 +78,7 @@ describe('sweeps', { timeout: 300000 }, () => {
     const seen = {};
     for (const n of [1, 3]) {
       const { page, errors } = await open(`?seqLen=64&dk=32&scale=none&mean=0.2&sweepWorkers=${n}`, [COUNT_WORKERS]);
-      await waitForApp(page, { timeout: 120000 });
+      await waitForApp(page, { chapter8: true, timeout: 120000 });
       seen[n] = {
         workers: await page.evaluate(() => window.__workers),
         readouts: await page.$$eval('[data-stat]', (els) => els.map((e) => `${e.dataset.stat}=${e.textContent}`)),
@@ -98,7 +98,7 @@ describe('sweeps', { timeout: 300000 }, () => {
 
   test('a setting the engine has no memory for: a notice naming it, the last good charts, the engine still works', async () => {
     const { page, errors } = await open('?seqLen=256&dk=64', [NO_WORKER, CAP_MEMORY]);
-    await waitForApp(page, { timeout: 120000 });
+    await waitForApp(page, { chapter8: true, timeout: 120000 });
     const before = await stat(page, 'rawLogitStd');
     const sigmaCsv = (await sweepCsvs(page)).sigma;
 

@@ -10,6 +10,7 @@ import { getEngineClient } from './worker-client.js';
 import { parseQuery, applyChange, serialize, keyOf, sameConfig, noticeText, schemaDefaults, PAGE_LIMITS } from './state.js';
 import { PANELS } from './panels/index.js';
 import { thresholdsConfig } from './panels/meta.js';
+import { whenNear } from './when-near.js';
 import { PRESETS } from './presets.js';
 import { h, uniquePrefix } from './dom.js';
 import { engineNotes, showEngineNotes, showUnavailable, panelSummary, createAnnouncer } from './app-status.js';
@@ -103,7 +104,10 @@ export async function createApp({
   });
   const wantsSweep = [...panels.values()].some((p) => p.mod.meta.sweep);
   const variants = [...panels.values()].map((p) => p.mod.meta.variants).find(Boolean) ?? null;
-  const wantsThresholds = [...panels.values()].some((p) => p.mod.meta.thresholds);
+  // The thresholds table measures once it comes near the viewport (when-near.js), then follows
+  // the setting like the other panels.
+  const thresholdsPanel = [...panels.values()].find((p) => p.mod.meta.thresholds);
+  let thresholdsNear = false;
   const each = (method, ...args) => { for (const p of panels.values()) p.api[method]?.(...args); };
   const urlStates = () => [...panels.values()].map((p) => p.api.urlState).filter(Boolean);
   /** The whole state as a URL query: every config field, then the panels' non-default settings. */
@@ -210,7 +214,7 @@ export async function createApp({
         counters.variantRequests += 1;
       }
     }
-    if (wantsThresholds) {
+    if (thresholdsPanel && thresholdsNear) {
       const cfg = thresholdsConfig(config);
       const k = JSON.stringify(cfg);
       if (k !== lastThresholdsKey) {
@@ -228,6 +232,13 @@ export async function createApp({
     session.run(config);
     backgroundDue = true;
     publishCounters();
+  }
+  if (thresholdsPanel) {
+    whenNear(thresholdsPanel.el, () => {
+      thresholdsNear = true;
+      backgroundDue = true;
+      if (config) flushBackground();
+    });
   }
 
   // --- state ---

@@ -3,6 +3,7 @@
 // by series (a task and a scaling) and x (d_k or T), and the panel's progress line and stale mark
 // follow them, so the page's completion markers work as for the d_k sweeps.
 import { createChart, log2Axis } from './common.js';
+import { whenNear } from '../when-near.js';
 
 /**
  * createStudy(el, frame, { ctx, tasks, slot, onPoints, onDone }) → { get(task, key, x), xs(task), done }.
@@ -15,11 +16,13 @@ export function createStudy(el, frame, { ctx, tasks, slot = 0, onPoints = () => 
   let n = 0;
   let failure = '';
   let done = false;
+  let started = false;
 
   // A failure ends the study: it is said under the charts (what was measured stays drawn), and
   // the panel counts as complete (no progress line, no stale mark), as nothing more will come.
   function progress() {
-    frame.status.textContent = failure || done ? '' : `Measuring: ${n} of ${total} points…`;
+    frame.status.textContent = failure || done ? ''
+      : started ? `Measuring: ${n} of ${total} points…` : `Measured when this chart comes into view (${total} points).`;
     frame.gaps.textContent = failure;
     el.classList.toggle('is-stale', !done && !failure);
   }
@@ -48,14 +51,14 @@ export function createStudy(el, frame, { ctx, tasks, slot = 0, onPoints = () => 
       progress();
     },
   });
-  if (session) session.study(tasks, slot);
-  else failure = onPage ? 'Not measured: this browser runs the engine on the page’s thread, and these setups need a Worker of their own.' : 'No compute engine to measure with.';
+  const stopWaiting = session ? whenNear(el, () => { started = true; progress(); session.study(tasks, slot); }) : () => {};
+  if (!session) failure = onPage ? 'Not measured: this browser runs the engine on the page’s thread, and these setups need a Worker of their own.' : 'No compute engine to measure with.';
   progress();
 
   return {
     get: (task, key, x) => byTask[task]?.get(`${key}|${x}`) ?? null,
     get done() { return done; },
-    close: () => session?.close(),
+    close: () => { stopWaiting(); session?.close(); },
   };
 }
 

@@ -91,7 +91,7 @@ export function mount(el, ctx = {}) {
       + `seed ${cfg.seed}, mean ${fmt(cfg.mean)}, std ${fmt(cfg.std)}, correlation ${fmt(cfg.correlation)}${cfg.causal ? ', causal' : ''}${cfg.saturate ? ', fp8 saturating' : ''}; `
       + 'two-pass softmax. Powers of two are swept first; between the last finite one and the first that fails, single runs bisect to one d_k. '
       + 'Bisection assumes one crossing: where a sampled power of two is finite again after a failure, the cell says so.' : '';
-    frame.status.textContent = done ? '' : `Measuring: ${n} of ${total} cells…`;
+    frame.status.textContent = done ? '' : cfg ? `Measuring: ${n} of ${total} cells…` : 'Measured when this table comes into view.';
     frame.setSummary(failing.length || n ? `Overflow thresholds (${n} of ${total} measured): ${[...cells.values()].filter((c) => c.scale === 'none' && !c.subtractMax)
       .map((c) => `${c.precision} unscaled without max subtraction ${c.never ? 'never overflows' : `first fails at d_k ${c.dk} (${c.stage})`}`).join('; ')}.`
       : 'Overflow thresholds: measuring.');
