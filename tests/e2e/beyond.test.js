@@ -2,32 +2,18 @@
 // (the schemes against d_k, attention against T) complete and say what the text says; the new
 // config fields (qkNorm, lengthScale, softcap) round-trip through the URL and the controls; the
 // chapter's presets set them; screenshots at 1280 and 390 px wide go to tests/output/.
-import { test, before, after, describe } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { access, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, watchErrors, waitForApp } from './browser.js';
+import { watchErrors, waitForApp } from './browser.js';
+import { useSite, OUT } from './site.js';
 
-const OUT = join(repoRoot, 'tests', 'output');
-let server, browser;
-
-before(async () => {
-  await access(join(repoRoot, 'dist', 'index.html')).catch(() => { throw new Error('dist/ is missing: run `npm run build` first'); });
-  await mkdir(OUT, { recursive: true });
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 async function open(query, opts = {}) {
-  const page = await browser.newPage({ reducedMotion: 'reduce', ...opts });
+  const page = await site.browser.newPage({ reducedMotion: 'reduce', ...opts });
   const errors = watchErrors(page);
-  await page.goto(server.url + query);
+  await page.goto(site.server.url + query);
   return { page, errors };
 }
 

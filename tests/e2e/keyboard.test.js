@@ -3,25 +3,12 @@
 // keys on the d_k slider and in the scaling radio group, typing a number, Space on checkboxes,
 // Enter and Space on buttons and presets, Enter on the settings disclosure. The readouts follow.
 // No mouse event and no programmatic focus: the test only presses keys.
-import { test, before, after, describe } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { access } from 'node:fs/promises';
-import { join } from 'node:path';
-import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, watchErrors, waitForApp, stat } from './browser.js';
+import { watchErrors, waitForApp, stat } from './browser.js';
+import { useSite } from './site.js';
 
-let server, browser;
-
-before(async () => {
-  await access(join(repoRoot, 'dist', 'index.html')).catch(() => { throw new Error('dist/ is missing: run `npm run build` first'); });
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 /** The config the readouts on screen were computed for. */
 const resultQuery = async (page) => new URLSearchParams(await page.evaluate(() => document.getElementById('app').dataset.resultQuery));
@@ -45,9 +32,9 @@ async function tabTo(page, selector, { back = false, max = 250 } = {}) {
 
 describe('keyboard only', { timeout: 180000 }, () => {
   test('Tab reaches every control, each with a visible focus ring', async () => {
-    const page = await browser.newPage({ reducedMotion: 'reduce' });
+    const page = await site.browser.newPage({ reducedMotion: 'reduce' });
     const errors = watchErrors(page);
-    await page.goto(server.url);
+    await page.goto(site.server.url);
     await waitForApp(page, { sweeps: false });
     // Every element a keyboard user must be able to reach: enabled, visible, not taken out of the
     // tab order; of a radio group only the checked radio is a tab stop (arrows move inside it).
@@ -85,9 +72,9 @@ describe('keyboard only', { timeout: 180000 }, () => {
   });
 
   test('operate by keys: d_k arrows, typed number, radio arrows, select arrows, Space on checkboxes, Enter on presets and buttons', async () => {
-    const page = await browser.newPage({ reducedMotion: 'reduce' });
+    const page = await site.browser.newPage({ reducedMotion: 'reduce' });
     const errors = watchErrors(page);
-    await page.goto(server.url);
+    await page.goto(site.server.url);
     await waitForApp(page, { sweeps: false });
     assert.equal(await stat(page, 'scaleFactor'), '0.125'); // d_k = 64, 1/√d_k
 

@@ -1,40 +1,26 @@
 // End-to-end tests of the page (issue 4), in headless Debian chromium via playwright-core,
 // against dist/ served on 127.0.0.1 by the test itself. One browser for the whole file.
 // Run: npm run build:web && node --test tests/e2e/
-import { test, before, after, describe } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, mkdir, access } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, watchErrors, waitForApp, stat } from './browser.js';
+import { watchErrors, waitForApp, stat } from './browser.js';
+import { useSite, OUT } from './site.js';
 
 const require = createRequire(import.meta.url);
-const OUT = join(repoRoot, 'tests', 'output');
 const PANELS = ['spread', 'sigma', 'entropy', 'gradients', 'heatmap', 'precision'];
 const FIELDS = ['dk', 'seqLen', 'precision', 'saturate', 'scale', 'subtractMax', 'softmax', 'blockSize', 'causal', 'mean', 'std', 'correlation', 'seed'];
 
-let server, browser;
-
-before(async () => {
-  await access(join(repoRoot, 'dist', 'index.html')).catch(() => {
-    throw new Error('dist/ is missing: run `npm run build:web` (or `npx vite build`) first');
-  });
-  await mkdir(OUT, { recursive: true });
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 async function open(query = '', opts = {}) {
   // Reduced motion by default: with smooth scrolling, a click can land while the page still moves.
-  const page = await browser.newPage({ reducedMotion: 'reduce', ...opts });
+  const page = await site.browser.newPage({ reducedMotion: 'reduce', ...opts });
   const errors = watchErrors(page);
-  await page.goto(server.url + query);
+  await page.goto(site.server.url + query);
   await waitForApp(page, { sweeps: opts.sweeps ?? true, chapter8: opts.chapter8 ?? false });
   return { page, errors };
 }
@@ -89,7 +75,7 @@ describe('the page', { timeout: 300000 }, () => {
   test('dist/ works under a sub-path (served from /dist/ of another root)', async () => {
     const other = await startServer({ root: repoRoot });
     try {
-      const page = await browser.newPage({ reducedMotion: 'reduce' });
+      const page = await site.browser.newPage({ reducedMotion: 'reduce' });
       const errors = watchErrors(page);
       await page.goto(`${other.url}dist/?dk=128&scale=none`);
       await waitForApp(page, { sweeps: false });

@@ -5,12 +5,10 @@
 //    48 MB, as on a small device), the page says which setting, goes back to the last one that
 //    worked with its charts intact, and the engine keeps working. The engine runs on the page's
 //    thread there (Workers disabled), so that the test can cap the memory of the page's realm.
-import { test, before, after, describe } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { access } from 'node:fs/promises';
-import { join } from 'node:path';
-import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, watchErrors, waitForApp, stat } from './browser.js';
+import { watchErrors, waitForApp, stat } from './browser.js';
+import { useSite } from './site.js';
 
 const SWEEP_PANELS = ['sigma', 'entropy', 'gradients'];
 // Counts the Workers the page starts (a subclass, so that everything else stays as it is).
@@ -34,24 +32,13 @@ const CAP_MEMORY = () => {
   };
 };
 
-let server, browser;
-
-before(async () => {
-  await access(join(repoRoot, 'dist', 'index.html')).catch(() => { throw new Error('dist/ is missing: run `npm run build` first'); });
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 async function open(query, inits = []) {
-  const page = await browser.newPage({ reducedMotion: 'reduce' });
+  const page = await site.browser.newPage({ reducedMotion: 'reduce' });
   for (const init of inits) await page.addInitScript(init);
   const errors = watchErrors(page);
-  await page.goto(server.url + query);
+  await page.goto(site.server.url + query);
   return { page, errors };
 }
 

@@ -3,30 +3,17 @@
 // the formats' ranges imply: unscaled without max subtraction fp16 breaks at a small d_k, bf16 only
 // much later (it keeps fp32's exponent range, so it fails in exp where fp32 does), fp32 not before
 // bf16; with the max subtracted no exponential overflows in any format.
-import { test, before, after, describe } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { access } from 'node:fs/promises';
-import { join } from 'node:path';
-import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, watchErrors, waitForApp } from './browser.js';
+import { watchErrors, waitForApp } from './browser.js';
+import { useSite } from './site.js';
 
-const DIST = process.env.ATTNSCALE_DIST || join(repoRoot, 'dist');
-let server, browser;
-
-before(async () => {
-  await access(join(DIST, 'index.html')).catch(() => { throw new Error(`${DIST} has no index.html: run \`npm run build\` first`); });
-  server = await startServer({ root: DIST });
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 async function open(query = '') {
-  const page = await browser.newPage();
+  const page = await site.browser.newPage();
   const errors = watchErrors(page);
-  await page.goto(server.url + query);
+  await page.goto(site.server.url + query);
   await waitForApp(page, { chapter8: true, timeout: 120000 });
   return { page, errors };
 }

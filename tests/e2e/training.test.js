@@ -5,37 +5,19 @@
 // goes back to step 0; every control works from the keyboard; a one-click comparison reproduces
 // the native run's number; clamps of the page's T and of the cost cap are said as plain text in
 // the panel (not as a warning: fitting the page's values to the trainer is expected).
-import { test, before, after, describe } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, watchErrors, waitForApp, stat } from './browser.js';
+import { watchErrors, waitForApp, stat } from './browser.js';
 import { STEP_BUTTON_STEPS } from '../../web/src/train-state.js';
+import { useSite, OUT } from './site.js';
 
-const OUT = join(repoRoot, 'tests', 'output');
-const DIST = process.env.ATTNSCALE_DIST || join(repoRoot, 'dist');
-
-let server, browser;
-
-before(async () => {
-  await access(join(DIST, 'index.html')).catch(() => {
-    throw new Error(`${DIST} has no index.html: run \`npm run build\` (or \`npx vite build\`) first`);
-  });
-  await mkdir(OUT, { recursive: true });
-  server = await startServer({ root: DIST });
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 async function open(query = '', opts = {}) {
-  const page = await browser.newPage({ reducedMotion: 'reduce', ...opts });
+  const page = await site.browser.newPage({ reducedMotion: 'reduce', ...opts });
   const errors = watchErrors(page);
-  await page.goto(server.url + query);
+  await page.goto(site.server.url + query);
   await waitForApp(page, { sweeps: false });
   await page.waitForSelector('[data-panel="training"] [data-action="play"]');
   return { page, errors };

@@ -7,16 +7,15 @@
 // Runs: many queries applied in one page through history + popstate (the page's own path for a
 // pasted link), plus fresh loads of the page and of embed.html (whose panel / controls / theme
 // come from the URL too).
-import { test, before, after, describe } from 'node:test';
+import { test, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, watchErrors, waitForApp } from './browser.js';
+import { watchErrors, waitForApp } from './browser.js';
 import { domFacts, payload, logged } from './hostile.js';
 import { createEngine } from '../../web/src/engine.js';
 import { parseQuery, serialize } from '../../web/src/state.js';
+import { useSite } from './site.js';
 
 const engine = await createEngine();
 const { schema } = engine;
@@ -39,28 +38,18 @@ const query = fc.tuple(entries, fc.boolean()).map(([es, raw]) => (raw
   : new URLSearchParams(es).toString()));
 const rawEnc = (s) => s.replace(/%/g, '%25').replace(/&/g, '%26').replace(/#/g, '%23').replace(/\+/g, '%2B');
 
-let server, browser;
+const site = useSite();
 
-before(async () => {
-  await access(join(repoRoot, 'dist', 'embed.html')).catch(() => { throw new Error('dist/ is missing: run `npm run build` first'); });
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  engine.delete();
-});
+after(() => engine.delete());
 
 async function openWatched(path) {
-  const page = await browser.newPage({ reducedMotion: 'reduce' });
+  const page = await site.browser.newPage({ reducedMotion: 'reduce' });
   const errors = watchErrors(page);
   const dialogs = [];
   page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
   page.on('popup', (p) => { dialogs.push(`popup ${p.url()}`); });
   page.on('pageerror', (e) => console.log(`# pageerror: ${e.stack}`)); // where, when it happens
-  await page.goto(server.url + path);
+  await page.goto(site.server.url + path);
   return { page, errors, dialogs };
 }
 

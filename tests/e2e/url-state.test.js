@@ -2,36 +2,18 @@
 // $ATTNSCALE_DIST): no notice at the default settings (the training panel says its T quietly),
 // the training settings in the URL like the page's own fields, notices that belong to the URL
 // they came from, and Embed snippets that name only what differs from the defaults.
-import { test, before, after, describe } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, watchErrors, waitForApp } from './browser.js';
+import { watchErrors, waitForApp } from './browser.js';
+import { useSite, OUT } from './site.js';
 
-const OUT = join(repoRoot, 'tests', 'output');
-const DIST = process.env.ATTNSCALE_DIST || join(repoRoot, 'dist');
-
-let server, browser;
-
-before(async () => {
-  await access(join(DIST, 'index.html')).catch(() => {
-    throw new Error(`${DIST} has no index.html: run \`npm run build\` (or \`npx vite build\`) first`);
-  });
-  await mkdir(OUT, { recursive: true });
-  server = await startServer({ root: DIST });
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 async function open(path, opts = {}) {
-  const page = await browser.newPage({ reducedMotion: 'reduce', ...opts });
+  const page = await site.browser.newPage({ reducedMotion: 'reduce', ...opts });
   const errors = watchErrors(page);
-  await page.goto(server.url + path);
+  await page.goto(site.server.url + path);
   await waitForApp(page, { sweeps: opts.sweeps ?? false });
   return { page, errors };
 }
