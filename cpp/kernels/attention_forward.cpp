@@ -303,14 +303,7 @@ void attention_forward_reference(const ForwardShape& s, const float* q, const fl
     for (std::vector<double>* x : {&qn, &kn})
       for (int t = 0; t < T; ++t) {
         double* row = x->data() + static_cast<std::size_t>(t) * d;
-        double mean = 0, var = 0;
-        if (s.qkNorm == QkNorm::layer) {
-          for (int c = 0; c < d; ++c) mean += row[c];
-          mean /= d;
-        }
-        for (int c = 0; c < d; ++c) var += (row[c] - mean) * (row[c] - mean);
-        const double inv = 1.0 / std::sqrt(var / d + static_cast<double>(kQkNormEps));
-        for (int c = 0; c < d; ++c) row[c] = (row[c] - mean) * inv;
+        normalize_row_reference(s.qkNorm, row, d, row);
       }
   for (int i = 0; i < T; ++i) {
     const int n = visible_keys(i, T, s.causal);

@@ -17,4 +17,10 @@ float normalize_row(QkNorm norm, const float* x, int d, float* out);
 // (exact with ε: x̂ already carries it).
 void normalize_row_backward(QkNorm norm, const float* xhat, float inv, int d, float* g);
 
+// The plain double-precision reference of each (for the reference run and the forward's reference):
+// out may be x, and g is changed in place.
+double normalize_row_reference(QkNorm norm, const double* x, int d, double* out);
+void normalize_row_backward_reference(QkNorm norm, const double* xhat, double inv, int d,
+                                      double* g);
+
 }  // namespace attnscale

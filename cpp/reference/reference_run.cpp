@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/qk_norm.hpp"
 #include "rng/counter_normal.hpp"
 #include "stats/logit_theory.hpp"
 #include "stats/summary.hpp"
@@ -62,34 +63,20 @@ std::vector<double> reference_normalize(const Config& c, const std::vector<doubl
   std::vector<double> out(x.size());
   inv.assign(T, 1.0);
   for (int t = 0; t < T; ++t) {
-    const double* row = &x[static_cast<std::size_t>(t) * d];
-    double mean = 0, var = 0;
-    if (c.qkNorm == QkNorm::layer) {
-      for (int i = 0; i < d; ++i) mean += row[i];
-      mean /= d;
-    }
-    for (int i = 0; i < d; ++i) var += (row[i] - mean) * (row[i] - mean);
-    inv[t] = 1.0 / std::sqrt(var / d + static_cast<double>(kQkNormEps));
-    for (int i = 0; i < d; ++i)
-      out[static_cast<std::size_t>(t) * d + i] = round_to(c, (row[i] - mean) * inv[t]);
+    double* row = &out[static_cast<std::size_t>(t) * d];
+    inv[t] = normalize_row_reference(c.qkNorm, &x[static_cast<std::size_t>(t) * d], d, row);
+    for (int i = 0; i < d; ++i) row[i] = round_to(c, row[i]);
   }
   return out;
 }
 
-// ∂L/∂x = J ∂L/∂x̂ per row (kernels/qk_norm.hpp gives J).
+// ∂L/∂x = J ∂L/∂x̂ for every row.
 void reference_normalize_backward(QkNorm norm, const std::vector<double>& xhat,
                                   const std::vector<double>& inv, int T, int d,
                                   std::vector<double>& g) {
   for (int t = 0; t < T; ++t) {
-    double* row = &g[static_cast<std::size_t>(t) * d];
-    const double* y = &xhat[static_cast<std::size_t>(t) * d];
-    double dot = 0, sum = 0;
-    for (int i = 0; i < d; ++i) {
-      dot += y[i] * row[i];
-      sum += row[i];
-    }
-    const double mean = norm == QkNorm::layer ? sum / d : 0.0;
-    for (int i = 0; i < d; ++i) row[i] = inv[t] * (row[i] - mean - y[i] * dot / d);
+    const std::size_t row = static_cast<std::size_t>(t) * d;
+    normalize_row_backward_reference(norm, &xhat[row], inv[t], d, &g[row]);
   }
 }
 }  // namespace
