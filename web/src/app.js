@@ -46,6 +46,11 @@ export async function createApp({
   limits = PAGE_LIMITS,
 }) {
   root.dataset.state = 'loading';
+  // The panels' and controls' code downloads while the engine boots.
+  const wanted = Object.entries(panelEls).filter(([name, el]) => PANELS[name] && el);
+  const modsLoading = Promise.all(wanted.map(([name]) => PANELS[name].load()));
+  const controlsLoading = controlsEl ? import('./controls.js') : null; // only where controls are shown
+  for (const p of [modsLoading, controlsLoading]) p?.catch(() => {});
   let ready;
   try {
     ready = await client.ready;
@@ -95,45 +100,50 @@ export async function createApp({
     setConfig: (partial) => set(partial),
     onUrlStateChange: () => { if (config) publish(); },
   });
-  // Each panel's code is fetched in parallel, then mounted in the order given.
-  const wanted = Object.entries(panelEls).filter(([name, el]) => PANELS[name] && el);
-  const mods = await Promise.all(wanted.map(([name]) => PANELS[name].load()));
-  wanted.forEach(([name, el], i) => {
-    const mod = mods[i];
-    panels.set(name, { mod, el, api: mod.mount(el, panelCtx(name, el)) });
-  });
-  const wantsSweep = [...panels.values()].some((p) => p.mod.meta.sweep);
-  const variants = [...panels.values()].map((p) => p.mod.meta.variants).find(Boolean) ?? null;
+  // The first run and the background jobs are sent before the panels are mounted, so the Workers
+  // compute while this thread builds the charts; what they answer until the panels, controls and
+  // presets are in place waits here and is delivered in order once they are.
+  let mounted = false;
+  const early = [];
+  const whenMounted = (fn) => (mounted ? fn() : early.push(fn));
+  const metas = wanted.map(([name]) => PANELS[name].meta);
+  const wantsSweep = metas.some((m) => m.sweep);
+  const variants = metas.map((m) => m.variants).find(Boolean) ?? null;
   // The thresholds table measures once it comes near the viewport (when-near.js), then follows
   // the setting like the other panels.
-  const thresholdsPanel = [...panels.values()].find((p) => p.mod.meta.thresholds);
+  const thresholdsEl = wanted.find(([name]) => PANELS[name].meta.thresholds)?.[1] ?? null;
   let thresholdsNear = false;
-  const each = (method, ...args) => { for (const p of panels.values()) p.api[method]?.(...args); };
+  const each = (method, ...args) => whenMounted(() => { for (const p of panels.values()) p.api[method]?.(...args); });
   const urlStates = () => [...panels.values()].map((p) => p.api.urlState).filter(Boolean);
   /** The whole state as a URL query: every config field, then the panels' non-default settings. */
   const fullQuery = () => [serialize(config, schema), ...urlStates().map((u) => u.query())].filter(Boolean).join('&');
   const publish = () => onConfigChange(config, fullQuery());
 
+  /** A run's result on screen (once the panels are mounted). */
+  function showRun(result, cfg) {
+    const t0 = performance.now();
+    each('update', result, cfg);
+    announcer.announce(() => [...panels.values()].map((p) => panelSummary(p.el)).find(Boolean));
+    // Timings of the last result, for the budgets script: engine time in the Worker and the
+    // main thread's panel update time.
+    root.dataset.workerMs = result.workerMs.toFixed(1);
+    root.dataset.engineMs = (result.timeMs ?? NaN).toFixed(1);
+    root.dataset.updateMs = (performance.now() - t0).toFixed(1);
+    const tm = result.timing;
+    if (tm) root.dataset.timing = [tm.startedAt - tm.sentAt, tm.postedAt - tm.startedAt, tm.receivedAt - tm.postedAt, tm.sentAt].map((x) => x.toFixed(1)).join(',');
+    root.dataset.state = 'ready';
+    lastGood = cfg;
+    root.dataset.resultQuery = serialize(cfg, schema);
+    if (counters.runResults === 0) performance.mark('attnscale:first-result');
+    counters.runResults += 1;
+    publishCounters();
+  }
+
   // --- compute ---
   const session = client.openSession({
-    onRun(result, cfg) {
-      const t0 = performance.now();
-      each('update', result, cfg);
-      announcer.announce(() => [...panels.values()].map((p) => panelSummary(p.el)).find(Boolean));
-      // Timings of the last result, for the budgets script: engine time in the Worker and the
-      // main thread's panel update time.
-      root.dataset.workerMs = result.workerMs.toFixed(1);
-      root.dataset.engineMs = (result.timeMs ?? NaN).toFixed(1);
-      root.dataset.updateMs = (performance.now() - t0).toFixed(1);
-      const tm = result.timing;
-      if (tm) root.dataset.timing = [tm.startedAt - tm.sentAt, tm.postedAt - tm.startedAt, tm.receivedAt - tm.postedAt, tm.sentAt].map((x) => x.toFixed(1)).join(',');
-      root.dataset.state = 'ready';
-      lastGood = cfg;
-      root.dataset.resultQuery = serialize(cfg, schema);
-      if (counters.runResults === 0) performance.mark('attnscale:first-result');
-      counters.runResults += 1;
-      publishCounters();
-      flushBackground();
+    onRun: (result, cfg) => {
+      whenMounted(() => showRun(result, cfg));
+      flushBackground(); // the Workers go on while this thread is busy
     },
     onSweepPoints(points, m) {
       each('sweepPoints', points);
@@ -145,7 +155,7 @@ export async function createApp({
     onVariantsDone: () => each('variantsDone'),
     onThresholdsCells: (cells) => each('thresholdsCells', cells),
     onThresholdsDone: () => each('thresholdsDone'),
-    onError(m) {
+    onError: (m) => whenMounted(() => {
       if (m.memory) { outOfMemory(m); return; }
       if (m.kind !== 'run') {
         showNotices([`The ${m.kind} computation failed: ${m.message}`], 'error');
@@ -158,7 +168,7 @@ export async function createApp({
       const reset = field ? { [field.name]: defaults[field.name] } : defaults;
       showNotices([`The engine rejected the setting (${m.message}); ${field ? `${field.name} reset to ${defaults[field.name]}` : 'all settings reset to their defaults'}.`]);
       set(reset, { force: true });
-    },
+    }),
   });
 
   // The engine could not get the memory a request needs: say which setting, keep the charts of the
@@ -214,7 +224,7 @@ export async function createApp({
         counters.variantRequests += 1;
       }
     }
-    if (thresholdsPanel && thresholdsNear) {
+    if (thresholdsEl && thresholdsNear) {
       const cfg = thresholdsConfig(config);
       const k = JSON.stringify(cfg);
       if (k !== lastThresholdsKey) {
@@ -233,13 +243,20 @@ export async function createApp({
     backgroundDue = true;
     publishCounters();
   }
-  if (thresholdsPanel) {
-    whenNear(thresholdsPanel.el, () => {
+  if (thresholdsEl) {
+    whenNear(thresholdsEl, () => {
       thresholdsNear = true;
       backgroundDue = true;
       if (config) flushBackground();
     });
   }
+  // The URL's setting is sent at once (its notices are shown by setQuery below).
+  config = parseQuery(query, schema, { limits }).config;
+  compute();
+
+  // Each panel's code was fetched in parallel; mounted in the order given.
+  const mods = await modsLoading;
+  wanted.forEach(([name, el], i) => panels.set(name, { mod: mods[i], el, api: mods[i].mount(el, panelCtx(name, el)) }));
 
   // --- state ---
   let controls = null;
@@ -265,14 +282,15 @@ export async function createApp({
     const lines = [...notices, ...panelNotices].map(noticeText);
     if (lines.length) showNotices(lines);
     else if (noticeEl?.firstElementChild?.classList.contains('warning')) noticeEl.replaceChildren();
-    if (!set(next, { base: defaults, force: !config })) publish(); // the panels' settings may have changed
+    // Unchanged (the first load: its config was sent before the panels were mounted): the preset
+    // marks and the URL still follow it (the panels' settings may have changed).
+    if (!set(next, { base: defaults, force: !config })) { markPreset(); publish(); }
   }
 
   // --- controls & presets ---
   const idPrefix = uniquePrefix();
   if (controlsEl) {
-    // Loaded only where controls are shown (an embedded chart usually has none).
-    const { mountControls } = await import('./controls.js');
+    const { mountControls } = await controlsLoading;
     controls = mountControls(controlsEl, { schema, limits, idPrefix, fields: controlFields, onChange: (p) => set(p) });
   }
   if (presetsEl) {
@@ -302,6 +320,8 @@ export async function createApp({
     });
   }
 
+  mounted = true;
+  for (const fn of early.splice(0)) fn();
   setQuery(query);
 
   return {

@@ -8,7 +8,8 @@ import { getEngineClient } from './worker-client.js';
 import { applyStoredTheme } from './theme.js';
 
 performance.mark('attnscale:main-start');
-getEngineClient();
+// The page's charts need the sweep Workers too: they boot now, beside the foreground one.
+getEngineClient().startBackground?.();
 applyStoredTheme();
 // On a narrow screen the settings start folded, so the story and the charts come first.
 const settings = document.getElementById('settings');

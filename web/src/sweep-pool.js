@@ -1,7 +1,7 @@
 // The background Workers of the engine client (worker-client.js): sweeps are split by d_k points
 // over `count` sweep Workers (compute/sweep-partition.js); the variants job runs on the last one.
-// The Workers are started on start() (after the page's first result, so that they do not compete
-// with it); what is posted before that waits in a queue.
+// The Workers are started by start() or by the first job posted to them (the page starts them
+// while it loads, so that they boot beside the foreground Worker).
 import { partitionDks } from './compute/sweep-partition.js';
 
 /**
@@ -26,8 +26,8 @@ export function createSweepPool({ create, count = 1, shared = null, route, onFai
   }
 
   function post(i, m) {
-    if (workers) workers[Math.min(i, workers.length - 1)].postMessage(m);
-    else queued.push([i, m]);
+    if (!workers) start();
+    workers[Math.min(i, workers.length - 1)].postMessage(m);
   }
 
   /** How many parts a sweep is split into: one per Worker, one when the engine is on this thread. */

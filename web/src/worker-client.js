@@ -152,10 +152,10 @@ function readyOf(worker) {
 }
 
 /**
- * createEngineClient(fgWorker, createBackground?, { sweepWorkers }) — the background Workers are
- * created only after the foreground one has delivered its first result, so that they do not
- * compete for the CPU while the page draws its first chart; background messages sent before
- * that are queued. Without `createBackground`, the foreground Worker does everything.
+ * createEngineClient(fgWorker, createBackground?, { sweepWorkers }) — the background (sweep)
+ * Workers are created by the first background job, or earlier by `startBackground()` (the page
+ * calls it as it loads, so they boot while it builds its charts). Without `createBackground`, the
+ * foreground Worker does everything.
  */
 export function createEngineClient(fg, createBackground = null, { sweepWorkers = 1 } = {}) {
   const sessions = new Map();
@@ -172,9 +172,6 @@ export function createEngineClient(fg, createBackground = null, { sweepWorkers =
     shared: createBackground ? null : fg,
     route,
     onFail: (message) => { for (const sess of sessions.values()) sess.fail('sweep', message); },
-  });
-  fg.addEventListener('message', (e) => {
-    if (e.data?.type === 'run' || e.data?.type === 'error') pool.start();
   });
   ready.catch(() => {});
 
@@ -343,5 +340,5 @@ export function createEngineClient(fg, createBackground = null, { sweepWorkers =
     return session;
   }
 
-  return { ready, mode: 'worker', openSession, openTraining, get workers() { return [fg, ...pool.workers, trainWorker].filter((w, i, a) => w && a.indexOf(w) === i); } };
+  return { ready, mode: 'worker', openSession, openTraining, startBackground: () => pool.start(), get workers() { return [fg, ...pool.workers, trainWorker].filter((w, i, a) => w && a.indexOf(w) === i); } };
 }

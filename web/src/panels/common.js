@@ -19,20 +19,21 @@ export function readPalette(el) {
   const p = {};
   for (const v of PALETTE_VARS) p[v.replace(/^c-/, '')] = cs.getPropertyValue(`--${v}`).trim() || '#888';
   p.font = cs.getPropertyValue('--chart-font').trim() || '12px system-ui, sans-serif';
+  p.styled = cs.getPropertyValue('--fg').trim() !== '';
   return p;
 }
 
-// The charts under one root (the document, or a component's shadow root) share their colours:
-// reading them costs a style recalculation, so a batch of chart draws (one update, drawn in the
-// same microtask checkpoint) reads them once per root, and the next batch reads them afresh.
+// The charts under one root (the document, or a component's shadow root) share their colours.
+// Reading them costs a style recalculation (~2 ms per slider move here), so they are read once per
+// root and kept until a chart is redrawn in full (what a theme change does). A palette read before
+// the stylesheet applied (no --fg yet) is not kept.
 const palettes = new Map();
 function sharedPalette(el) {
   const root = el.getRootNode();
   let p = palettes.get(root);
   if (!p) {
-    if (!palettes.size) queueMicrotask(() => palettes.clear());
     p = readPalette(el);
-    palettes.set(root, p);
+    if (p.styled) palettes.set(root, p);
   }
   return p;
 }
@@ -181,11 +182,16 @@ function setLegend(ul, items) {
  * redrawLayer() repaints that copy and the layer alone: the same pixels as a full draw, without
  * drawing the axes and the series again (a slider move changes only the layer).
  */
+let lastObservedWidth = 480;
+
 export function createChart(host, { label, makeOpts, data, aspect = 0.5, minH = 190, maxH = 340, maxW = Infinity, onDraw, layerOnly = false }) {
   const box = h('div', { class: 'chart', role: 'img', 'aria-label': label });
   host.append(box);
-  const size = () => {
-    const w = Math.min(maxW, Math.max(200, Math.floor(box.clientWidth || host.clientWidth || 320)));
+  // The first size is a guess (the width the last chart observed): reading clientWidth here would
+  // lay out the whole page once per chart while the panels are being built. The ResizeObserver's
+  // first call, after the next layout, sets the real size before the first frame is painted.
+  const size = (measured = Math.floor(box.clientWidth || host.clientWidth || 320)) => {
+    const w = Math.min(maxW, Math.max(200, measured));
     const hh = typeof aspect === 'function' ? aspect(w) : w * aspect;
     return { width: w, height: Math.round(Math.min(maxH, Math.max(minH, hh))) };
   };
@@ -203,18 +209,21 @@ export function createChart(host, { label, makeOpts, data, aspect = 0.5, minH = 
     copyPixels(base.getContext('2d'), can);
   };
   if (onDraw) opts.hooks.draw = [...(opts.hooks.draw ?? []), ...(layerOnly ? [keepBase] : []), onDraw];
-  const u = new uPlot({ legend: { show: false }, cursor: { show: false }, ...opts, ...size() }, data, box);
-  u.pal = readPalette(box);
-  let lastW = 0;
-  const ro = new ResizeObserver(() => {
-    const s = size();
+  const first = size(lastObservedWidth);
+  const u = new uPlot({ legend: { show: false }, cursor: { show: false }, ...opts, ...first }, data, box);
+  u.pal = sharedPalette(box);
+  let lastW = first.width;
+  const ro = new ResizeObserver((entries) => {
+    const observed = Math.floor(entries[entries.length - 1].contentRect.width);
+    if (observed > 0) lastObservedWidth = observed;
+    const s = size(observed || undefined);
     if (s.width !== lastW) { lastW = s.width; u.setSize(s); }
   });
   ro.observe(box);
   return {
     u, box,
     setData(d, resetScales = true) { u.setData(d, resetScales); },
-    redraw() { u.redraw(false, true); },
+    redraw() { palettes.clear(); u.redraw(false, true); },
     /** Repaint only onDraw's layer (the data, the size and the theme are as last drawn). */
     redrawLayer() {
       const can = u.ctx.canvas;

@@ -179,7 +179,8 @@ export function mount(el, ctx = {}) {
         + `a row's largest weight averages ${fmt(r.maxWeight, 3)}; ${fmt(100 * r.saturatedFraction, 3)}% of rows put more than 0.99 on one key`
         + (bad ? `; ${fmt(bad)} weights are NaN or infinite.` : '.'));
     },
-    redraw: () => { paint(); chart.redraw(); bar.redraw(); },
+    // The full redraw reads the new theme's colours first; the image is then painted with them.
+    redraw: () => { chart.redraw(); paint(); chart.redrawLayer(); bar.redraw(); },
     destroy: () => { chart.destroy(); bar.destroy(); },
   };
 }

@@ -1,0 +1,54 @@
+// The background Workers of the engine client (web/src/sweep-pool.js): started by the page while it
+// loads (start()) or by the first job posted, with nothing posted before that lost or reordered.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createSweepPool } from '../../web/src/sweep-pool.js';
+
+/** Worker-shaped fakes that record what they were sent. */
+function fakes() {
+  const made = [];
+  const create = () => {
+    const w = { sent: [], listeners: [], postMessage(m) { this.sent.push(m); }, addEventListener(type, fn) { this.listeners.push([type, fn]); } };
+    made.push(w);
+    return w;
+  };
+  return { made, create };
+}
+
+test('no Worker until start() or the first job; start() is idempotent', () => {
+  const { made, create } = fakes();
+  const pool = createSweepPool({ create, count: 2, route() {}, onFail() {} });
+  assert.equal(made.length, 0);
+  assert.deepEqual(pool.workers, []);
+  pool.start();
+  pool.start();
+  assert.equal(made.length, 2);
+  assert.equal(pool.workers.length, 2);
+});
+
+test('the first job starts the Workers and reaches them at once, split by d_k', () => {
+  const { made, create } = fakes();
+  const pool = createSweepPool({ create, count: 2, route() {}, onFail() {} });
+  const parts = pool.sweep({ type: 'sweep', id: 1, dks: [1, 2, 4, 4096] });
+  assert.equal(parts, 2);
+  assert.equal(made.length, 2);
+  assert.deepEqual(made.map((w) => w.sent.map((m) => [m.part, m.dks])), [[[0, [4096]]], [[1, [1, 2, 4]]]]);
+  pool.variants({ type: 'variants', id: 2 });
+  assert.equal(made[1].sent.at(-1).type, 'variants'); // the variants go to the last Worker
+});
+
+test('a cancel broadcast before any Worker exists is delivered, in order, once they start', () => {
+  const { made, create } = fakes();
+  const pool = createSweepPool({ create, count: 2, route() {}, onFail() {} });
+  pool.broadcast({ type: 'cancel', kind: 'sweep' });
+  pool.sweep({ type: 'sweep', id: 3, dks: [8, 16] });
+  assert.deepEqual(made.map((w) => w.sent.map((m) => m.type)), [['cancel', 'sweep'], ['cancel', 'sweep']]);
+});
+
+test('with a shared Worker (no background factory) everything goes to it', () => {
+  const shared = fakes().create();
+  const pool = createSweepPool({ create: null, count: 3, shared, route() {}, onFail() {} });
+  pool.start();
+  assert.equal(pool.sweep({ type: 'sweep', id: 4, dks: [1, 2] }), 1);
+  assert.deepEqual(shared.sent.map((m) => m.dks), [[1, 2]]);
+});
