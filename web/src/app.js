@@ -101,10 +101,13 @@ export async function createApp({
     onUrlStateChange: () => { if (config) publish(); },
   });
   // The first run and the background jobs are sent before the panels are mounted, so the Workers
-  // compute while this thread builds the charts; what they answer until the panels, controls and
-  // presets are in place waits here and is delivered in order once they are.
-  let mounted = false;
+  // compute while this thread builds the charts. What they answer reaches the panels mounted so
+  // far at once, and each panel mounted later gets it replayed (`backlog`); what concerns the whole
+  // app (its state, counters, notices) waits until every panel, the controls and the presets are
+  // in place, and is then done in order.
+  let mounted = false, firstResultIn = false;
   const early = [];
+  const backlog = [];
   const whenMounted = (fn) => (mounted ? fn() : early.push(fn));
   const metas = wanted.map(([name]) => PANELS[name].meta);
   const wantsSweep = metas.some((m) => m.sweep);
@@ -113,22 +116,23 @@ export async function createApp({
   // the setting like the other panels.
   const thresholdsEl = wanted.find(([name]) => PANELS[name].meta.thresholds)?.[1] ?? null;
   let thresholdsNear = false;
-  const each = (method, ...args) => whenMounted(() => { for (const p of panels.values()) p.api[method]?.(...args); });
+  const each = (method, ...args) => {
+    if (!mounted) backlog.push([method, args]);
+    for (const p of panels.values()) p.api[method]?.(...args);
+  };
   const urlStates = () => [...panels.values()].map((p) => p.api.urlState).filter(Boolean);
   /** The whole state as a URL query: every config field, then the panels' non-default settings. */
   const fullQuery = () => [serialize(config, schema), ...urlStates().map((u) => u.query())].filter(Boolean).join('&');
   const publish = () => onConfigChange(config, fullQuery());
 
-  /** A run's result on screen (once the panels are mounted). */
-  function showRun(result, cfg) {
-    const t0 = performance.now();
-    each('update', result, cfg);
+  /** What a run's result means for the whole app (once everything is mounted). */
+  function showRun(result, cfg, updateMs) {
     announcer.announce(() => [...panels.values()].map((p) => panelSummary(p.el)).find(Boolean));
     // Timings of the last result, for the budgets script: engine time in the Worker and the
     // main thread's panel update time.
     root.dataset.workerMs = result.workerMs.toFixed(1);
     root.dataset.engineMs = (result.timeMs ?? NaN).toFixed(1);
-    root.dataset.updateMs = (performance.now() - t0).toFixed(1);
+    root.dataset.updateMs = updateMs.toFixed(1);
     const tm = result.timing;
     if (tm) root.dataset.timing = [tm.startedAt - tm.sentAt, tm.postedAt - tm.startedAt, tm.receivedAt - tm.postedAt, tm.sentAt].map((x) => x.toFixed(1)).join(',');
     root.dataset.state = 'ready';
@@ -142,7 +146,11 @@ export async function createApp({
   // --- compute ---
   const session = client.openSession({
     onRun: (result, cfg) => {
-      whenMounted(() => showRun(result, cfg));
+      const t0 = performance.now();
+      each('update', result, cfg);
+      const updateMs = performance.now() - t0;
+      firstResultIn = true;
+      whenMounted(() => showRun(result, cfg, updateMs));
       flushBackground(); // the Workers go on while this thread is busy
     },
     onSweepPoints(points, m) {
@@ -254,9 +262,16 @@ export async function createApp({
   config = parseQuery(query, schema, { limits }).config;
   compute();
 
-  // Each panel's code was fetched in parallel; mounted in the order given.
+  // Each panel's code was fetched in parallel; mounted in the order given. Until the first result
+  // is in, this thread yields between panels, so that the first chart is drawn as soon as both its
+  // panel and the result exist.
   const mods = await modsLoading;
-  wanted.forEach(([name, el], i) => panels.set(name, { mod: mods[i], el, api: mods[i].mount(el, panelCtx(name, el)) }));
+  for (const [i, [name, el]] of wanted.entries()) {
+    const api = mods[i].mount(el, panelCtx(name, el));
+    panels.set(name, { mod: mods[i], el, api });
+    for (const [method, args] of backlog) api[method]?.(...args);
+    if (!firstResultIn) await new Promise((resolve) => setTimeout(resolve, 0));
+  }
 
   // --- state ---
   let controls = null;
@@ -321,6 +336,7 @@ export async function createApp({
   }
 
   mounted = true;
+  backlog.length = 0;
   for (const fn of early.splice(0)) fn();
   setQuery(query);
 
