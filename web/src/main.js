@@ -8,7 +8,7 @@ import { getEngineClient } from './worker-client.js';
 import { applyStoredTheme } from './theme.js';
 
 performance.mark('attnscale:main-start');
-// The page's charts need the sweep Workers too: they boot now, beside the foreground one.
+// The page's charts need the sweep Workers too: they boot as soon as the foreground one is ready.
 getEngineClient().startBackground?.();
 applyStoredTheme();
 // On a narrow screen the settings start folded, so the story and the charts come first.

@@ -154,8 +154,8 @@ function readyOf(worker) {
 /**
  * createEngineClient(fgWorker, createBackground?, { sweepWorkers }) — the background (sweep)
  * Workers are created by the first background job, or earlier by `startBackground()` (the page
- * calls it as it loads, so they boot while it builds its charts). Without `createBackground`, the
- * foreground Worker does everything.
+ * calls it as it loads: they boot once the foreground Worker is ready, while the page builds its
+ * charts). Without `createBackground`, the foreground Worker does everything.
  */
 export function createEngineClient(fg, createBackground = null, { sweepWorkers = 1 } = {}) {
   const sessions = new Map();
@@ -174,6 +174,10 @@ export function createEngineClient(fg, createBackground = null, { sweepWorkers =
     onFail: (message) => { for (const sess of sessions.values()) sess.fail('sweep', message); },
   });
   ready.catch(() => {});
+  // Once the foreground Worker has answered: should it have failed, it is the one that moved to the
+  // page's thread, and the main-thread engine's messages reach the client through it (see
+  // resilientWorker); the sweep Workers created after it only send there.
+  const startBackground = () => { ready.then(() => pool.start(), () => {}); };
 
   // Training (the training panel) gets a third Worker of its own, started on first use: its
   // chunks of steps then never delay a slider's answer or a sweep. Without a Worker factory it
@@ -340,5 +344,5 @@ export function createEngineClient(fg, createBackground = null, { sweepWorkers =
     return session;
   }
 
-  return { ready, mode: 'worker', openSession, openTraining, startBackground: () => pool.start(), get workers() { return [fg, ...pool.workers, trainWorker].filter((w, i, a) => w && a.indexOf(w) === i); } };
+  return { ready, mode: 'worker', openSession, openTraining, startBackground, get workers() { return [fg, ...pool.workers, trainWorker].filter((w, i, a) => w && a.indexOf(w) === i); } };
 }
