@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "simd/batch.hpp"
+#include "simd/transpose.hpp"
 
 namespace attnscale {
 
@@ -100,27 +101,6 @@ void gemm_accumulate_reference(int M, int N, int k0, int k1, MatrixView A, Matri
     }
 }
 
-namespace {
-#if !defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
-// out[j·ldOut + i] = in[i·ldIn + j] for a 4 × 4 block, transposed in registers (zips of lanes,
-// then of lane pairs), for 4-lane vectors.
-template <class V>
-inline void transpose_4x4(const float* in, long ldIn, float* out, long ldOut) {
-  using pairs = xsimd::batch<double>;
-  const auto as_pairs = [](V x) { return xsimd::bitwise_cast<pairs>(x); };
-  const auto as_floats = [](pairs x) { return xsimd::bitwise_cast<V>(x); };
-  const V r0 = simd::loadu(in), r1 = simd::loadu(in + ldIn);
-  const V r2 = simd::loadu(in + 2 * ldIn), r3 = simd::loadu(in + 3 * ldIn);
-  const V t0 = xsimd::zip_lo(r0, r1), t1 = xsimd::zip_hi(r0, r1);
-  const V t2 = xsimd::zip_lo(r2, r3), t3 = xsimd::zip_hi(r2, r3);
-  simd::storeu(out, as_floats(xsimd::zip_lo(as_pairs(t0), as_pairs(t2))));
-  simd::storeu(out + ldOut, as_floats(xsimd::zip_hi(as_pairs(t0), as_pairs(t2))));
-  simd::storeu(out + 2 * ldOut, as_floats(xsimd::zip_lo(as_pairs(t1), as_pairs(t3))));
-  simd::storeu(out + 3 * ldOut, as_floats(xsimd::zip_hi(as_pairs(t1), as_pairs(t3))));
-}
-#endif
-}  // namespace
-
 void transpose(int rows, int cols, const float* in, int ldIn, float* out, int ldOut) {
   // 16 × 16 blocks: every cache line read or written is used whole while the block is hot (with
   // power-of-two leading dimensions all rows of a block share a cache set, so a larger block
@@ -134,8 +114,8 @@ void transpose(int rows, int cols, const float* in, int ldIn, float* out, int ld
         if (i1 - ib == block && j1 - jb == block) {
           for (int i = ib; i < i1; i += 4)
             for (int j = jb; j < j1; j += 4)
-              transpose_4x4<vf>(in + static_cast<long>(i) * ldIn + j, ldIn,
-                                out + static_cast<long>(j) * ldOut + i, ldOut);
+              simd::transpose_4x4<vf>(in + static_cast<long>(i) * ldIn + j, ldIn,
+                                      out + static_cast<long>(j) * ldOut + i, ldOut);
           continue;
         }
       }

@@ -3,35 +3,22 @@
 #include <algorithm>
 #include <vector>
 
+#include "simd/transpose.hpp"
+
 namespace attnscale::panel {
 
 namespace {
 
 #if !defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
 // panel[k·W' + n] = src[n·ld + k] for k < K (a multiple of 4), n < W' = kPanelWidth: 4 × 4 blocks
-// transposed in registers (zip of lanes, then of lane pairs), for 4-lane vectors (SSE, wasm
-// SIMD128). Four times fewer loads and stores than the scalar gather, and no strided stores.
+// transposed in registers (simd/transpose.hpp), for 4-lane vectors (SSE, wasm SIMD128). Four times
+// fewer loads and stores than the scalar gather, and no strided stores.
 template <class V>
 void pack_transposed_4x4(int K, const float* src, long ld, float* panel) {
-  using pairs = xsimd::batch<double>;
-  const auto as_pairs = [](V x) { return xsimd::bitwise_cast<pairs>(x); };
-  const auto as_floats = [](pairs x) { return xsimd::bitwise_cast<V>(x); };
-  for (int n = 0; n < kPanelWidth; n += 4) {
-    const float* rows = src + n * ld;
-    for (int k = 0; k < K; k += 4) {
-      const V r0 = simd::loadu(rows + k), r1 = simd::loadu(rows + ld + k);
-      const V r2 = simd::loadu(rows + 2 * ld + k), r3 = simd::loadu(rows + 3 * ld + k);
-      // t0 = (r0[0] r1[0] r0[1] r1[1]), t1 = (r0[2] r1[2] r0[3] r1[3]); then the same on lane
-      // pairs: output row j = (r0[j] r1[j] r2[j] r3[j]).
-      const V t0 = xsimd::zip_lo(r0, r1), t1 = xsimd::zip_hi(r0, r1);
-      const V t2 = xsimd::zip_lo(r2, r3), t3 = xsimd::zip_hi(r2, r3);
-      float* out = panel + static_cast<long>(k) * kPanelWidth + n;
-      simd::storeu(out, as_floats(xsimd::zip_lo(as_pairs(t0), as_pairs(t2))));
-      simd::storeu(out + kPanelWidth, as_floats(xsimd::zip_hi(as_pairs(t0), as_pairs(t2))));
-      simd::storeu(out + 2 * kPanelWidth, as_floats(xsimd::zip_lo(as_pairs(t1), as_pairs(t3))));
-      simd::storeu(out + 3 * kPanelWidth, as_floats(xsimd::zip_hi(as_pairs(t1), as_pairs(t3))));
-    }
-  }
+  for (int n = 0; n < kPanelWidth; n += 4)
+    for (int k = 0; k < K; k += 4)
+      simd::transpose_4x4<V>(src + n * ld + k, ld, panel + static_cast<long>(k) * kPanelWidth + n,
+                             kPanelWidth);
 }
 #endif
 
