@@ -39,13 +39,18 @@ export function watchErrors(page) {
 /** Chapter 8's panels that measure after the page's setting (fixed studies, the thresholds table). */
 export const CHAPTER8_PANELS = ['schemes', 'length', 'thresholds'];
 
-/** Scrolls each named panel into view, one frame apart (IntersectionObserver sees each), then back to the top. */
-export async function scrollPanelsIntoView(page, names) {
+/**
+ * Scrolls each named panel into view and keeps it there until it has started measuring (its
+ * status no longer says it waits to be seen: IntersectionObserver reports after a frame, and a
+ * frame can take long on a loaded machine), then scrolls back to the top.
+ */
+export async function scrollPanelsIntoView(page, names, { timeout = 60000 } = {}) {
   for (const name of names) {
     const panel = page.locator(`[data-panel="${name}"]`).first();
     if (!(await panel.count())) continue;
     await panel.scrollIntoViewIfNeeded();
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await page.waitForFunction((n) => !/^Measured when/.test(document.querySelector(`[data-panel="${n}"] .panel-status`)?.textContent ?? ''),
+      name, { timeout, polling: 100 });
   }
   await page.evaluate(() => window.scrollTo(0, 0));
 }
@@ -58,7 +63,7 @@ export async function scrollPanelsIntoView(page, names) {
 export async function waitForApp(page, { sweeps = true, chapter8 = false, timeout = 60000 } = {}) {
   await page.waitForFunction(() => document.getElementById('app')?.dataset.state === 'ready', null, { timeout });
   // Chapter 8's panels measure once they come near the viewport: bring each there in turn.
-  if (sweeps && chapter8) await scrollPanelsIntoView(page, CHAPTER8_PANELS);
+  if (sweeps && chapter8) await scrollPanelsIntoView(page, CHAPTER8_PANELS, { timeout });
   if (sweeps) {
     await page.waitForFunction((skip) => [...document.querySelectorAll('[data-panel]')].every((p) => skip.includes(p.dataset.panel)
       || (!p.classList.contains('is-stale') && !p.querySelector('.panel-status')?.textContent)), chapter8 ? [] : CHAPTER8_PANELS, { timeout, polling: 200 });

@@ -49,7 +49,12 @@ const visibleState = (id) => {
   const root = id ? document.getElementById(id)?.shadowRoot : document;
   const app = root?.querySelector(id ? '.as-root' : '#app');
   const text = (sel) => [...(root?.querySelectorAll(sel) ?? [])].map((e) => e.textContent.trim()).filter(Boolean).join(' | ');
-  return { state: app?.dataset.state ?? null, notices: text('.notice'), info: text('#engine-info, .as-status'), language: navigator.language };
+  // Each panel that keeps the page from counting as settled, and why.
+  const waiting = [...(root?.querySelectorAll('[data-panel]') ?? [])].map((p) => [p.dataset.panel,
+    [p.dataset.drawn === 'true' || p.dataset.panel === 'training' ? '' : 'not drawn', p.classList.contains('is-stale') ? 'stale' : '',
+      p.querySelector('.panel-status')?.textContent ?? ''].filter(Boolean).join(', ')]).filter(([, why]) => why);
+  return { state: app?.dataset.state ?? null, notices: text('.notice'), info: text('#engine-info, .as-status'), language: navigator.language,
+    waiting: Object.fromEntries(waiting) };
 };
 
 /** Scrolls a panel into view (chapter 8's panels measure once they come near the viewport). */
@@ -59,13 +64,18 @@ const scrollToPanel = (name) => {
   return !!p;
 };
 
+/** True once the panel has started measuring (its status no longer says it waits to be seen). */
+const panelStarted = (name) => !/^Measured when/.test(document.querySelector(`[data-panel="${name}"] .panel-status`)?.textContent ?? '');
+
 /** Waits for appSettled (on the page, after bringing chapter 8's panels into view one by one); on timeout, the error quotes the page's visible state. */
 export async function waitSettled(driver, id = null, timeout = 90000) {
   try {
     if (!id) {
       await driver.waitFor(() => document.getElementById('app')?.dataset.state === 'ready', [], { timeout, message: 'app ready' });
+      // Each stays in view until it has started: IntersectionObserver reports after a frame,
+      // and a frame can take longer than any fixed pause on a loaded machine.
       for (const name of CHAPTER8_PANELS) {
-        if (await driver.evaluate(scrollToPanel, name)) await new Promise((r) => setTimeout(r, 300));
+        if (await driver.evaluate(scrollToPanel, name)) await driver.waitFor(panelStarted, [name], { timeout, message: `${name} started` });
       }
     }
     await driver.waitFor(appSettled, [id], { timeout, message: 'charts drawn' });

@@ -94,8 +94,12 @@ export function mount(el, ctx = {}) {
     frame.status.textContent = done ? '' : cfg ? `Measuring: ${n} of ${total} cells…` : 'Measured when this table comes into view.';
     frame.setSummary(failing.length || n ? `Overflow thresholds (${n} of ${total} measured): ${[...cells.values()].filter((c) => c.scale === 'none' && !c.subtractMax)
       .map((c) => `${c.precision} unscaled without max subtraction ${c.never ? 'never overflows' : `first fails at d_k ${c.dk} (${c.stage})`}`).join('; ')}.`
-      : 'Overflow thresholds: measuring.');
+      : cfg ? 'Overflow thresholds: measuring.' : 'Overflow thresholds: measured when this table comes into view.');
   }
+
+  // Until it comes into view (app.js: whenNear) the table says when it will be measured.
+  el.classList.add('is-stale');
+  render();
 
   return {
     update() {},
