@@ -512,6 +512,7 @@ export function mount(el, ctx = {}) {
       if (!force && playing && now - lastDraw < DRAW_EVERY_MS) { scheduleDraw(); return; }
       lastDraw = now;
       draw(force || !playing || now - lastSummary >= SUMMARY_EVERY_MS);
+      updateButtons();
     });
   }
   function draw(withSummary) {
@@ -552,8 +553,9 @@ export function mount(el, ctx = {}) {
   function updateButtons() {
     playBtn.textContent = playing ? 'Pause' : 'Play';
     stepBtn.disabled = playing;
-    // 'busy': paused, but a chunk is still in the Worker (its steps will still land).
-    el.dataset.trainState = playing ? 'playing' : stepsWanted > 0 || inflight ? 'busy' : 'paused';
+    // 'busy': paused, but a chunk is still in the Worker (its steps will still land) or its
+    // steps are not drawn yet (the counter and the table change at the next frame).
+    el.dataset.trainState = playing ? 'playing' : stepsWanted > 0 || inflight || drawQueued ? 'busy' : 'paused';
   }
   function setStatus(text) { status.textContent = text; }
   function play() {
