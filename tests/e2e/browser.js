@@ -39,18 +39,20 @@ export function watchErrors(page) {
 /** Chapter 8's panels that measure after the page's setting (fixed studies, the thresholds table). */
 export const CHAPTER8_PANELS = ['schemes', 'length', 'thresholds'];
 
+/** In the page (self-contained): true once panel `name` has started measuring (its status no longer says it waits to be seen). */
+export const panelStarted = (name) => !/^Measured when/.test(document.querySelector(`[data-panel="${name}"] .panel-status`)?.textContent ?? '');
+
 /**
- * Scrolls each named panel into view and keeps it there until it has started measuring (its
- * status no longer says it waits to be seen: IntersectionObserver reports after a frame, and a
- * frame can take long on a loaded machine), then scrolls back to the top.
+ * Scrolls each named panel into view and keeps it there until it has started measuring
+ * (IntersectionObserver reports after a frame, and a frame can take long on a loaded machine),
+ * then scrolls back to the top.
  */
 export async function scrollPanelsIntoView(page, names, { timeout = 60000 } = {}) {
   for (const name of names) {
     const panel = page.locator(`[data-panel="${name}"]`).first();
     if (!(await panel.count())) continue;
     await panel.scrollIntoViewIfNeeded();
-    await page.waitForFunction((n) => !/^Measured when/.test(document.querySelector(`[data-panel="${n}"] .panel-status`)?.textContent ?? ''),
-      name, { timeout, polling: 100 });
+    await page.waitForFunction(panelStarted, name, { timeout, polling: 100 });
   }
   await page.evaluate(() => window.scrollTo(0, 0));
 }

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, waitForApp, CHAPTER8_PANELS } from './browser.js';
+import { launchBrowser, waitForApp, panelStarted, CHAPTER8_PANELS } from './browser.js';
 
 const DIST = join(repoRoot, 'dist');
 export const OUT = join(repoRoot, 'tests', 'output');
@@ -63,9 +63,6 @@ const scrollToPanel = (name) => {
   p?.scrollIntoView();
   return !!p;
 };
-
-/** True once the panel has started measuring (its status no longer says it waits to be seen). */
-const panelStarted = (name) => !/^Measured when/.test(document.querySelector(`[data-panel="${name}"] .panel-status`)?.textContent ?? '');
 
 /** Waits for appSettled (on the page, after bringing chapter 8's panels into view one by one); on timeout, the error quotes the page's visible state. */
 export async function waitSettled(driver, id = null, timeout = 90000) {
