@@ -1,4 +1,4 @@
-// Accessibility (issue 8, item 5), in headless Debian chromium: axe-core on the main page, the
+// Accessibility, in headless Debian chromium: axe-core on the main page, the
 // embed page and a page hosting <attn-scale-demo>, in the light and the dark theme (no violation of
 // serious or critical impact); and every chart's text alternative: each chart image (role="img")
 // has a name and is described by a short summary of what it shows now, which follows the state,
@@ -19,6 +19,17 @@ const OUT = join(repoRoot, 'tests', 'output');
 const ALL_PANELS = 'spread,sigma,entropy,gradients,heatmap,precision,training';
 
 let tmp, server, browser;
+
+// --- functions that run in the page (self-contained: they are sent as source) ---
+/** True when no CSS transition or animation runs anywhere in the page, shadow roots included. */
+const noTransitionRunning = () => document.getAnimations().every((a) => a.playState !== 'running');
+/** The background colour of each <attn-scale-demo>'s root. */
+const componentBackgrounds = () => [...document.querySelectorAll('attn-scale-demo')]
+  .map((el) => getComputedStyle(el.shadowRoot.querySelector('.as-root')).backgroundColor);
+/** True once every element's background differs from `before` and no transition runs. */
+const componentsRecoloured = (before) => [...document.querySelectorAll('attn-scale-demo')]
+  .every((el, i) => getComputedStyle(el.shadowRoot.querySelector('.as-root')).backgroundColor !== before[i])
+  && document.getAnimations().every((a) => a.playState !== 'running');
 
 before(async () => {
   await access(join(repoRoot, 'dist', 'attn-scale-demo.js')).catch(() => { throw new Error('dist/ is missing: run `npm run build` first'); });
@@ -95,7 +106,7 @@ describe('accessibility', { timeout: 300000 }, () => {
     assert.deepEqual(await audit(page), [], 'light');
     await page.locator('#theme-toggle').click();
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
-    await page.waitForTimeout(100); // the charts repaint in the new palette
+    await page.waitForFunction(noTransitionRunning); // axe reads the colours as computed now
     assert.deepEqual(await audit(page), [], 'dark (toggle)');
     await page.screenshot({ path: join(OUT, 'a11y-dark-page.png') });
     assert.deepEqual(errors, []);
@@ -120,8 +131,10 @@ describe('accessibility', { timeout: 300000 }, () => {
       assert.deepEqual(await audit(page), [], colorScheme);
       if (colorScheme === 'light') {
         // theme="dark" on a light page: the element's own dark theme.
+        const lightBackgrounds = await page.evaluate(componentBackgrounds);
         await page.evaluate(() => { for (const el of document.querySelectorAll('attn-scale-demo')) el.setAttribute('theme', 'dark'); });
-        await page.waitForTimeout(100);
+        // Each element has taken its dark colours, and no transition is still on its way there.
+        await page.waitForFunction(componentsRecoloured, lightBackgrounds);
         assert.deepEqual(await audit(page), [], 'theme="dark" on a light page');
         await page.locator('#one').screenshot({ path: join(OUT, 'a11y-dark-component.png') });
       }

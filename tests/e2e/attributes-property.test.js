@@ -1,4 +1,4 @@
-// Hostile attributes on <attn-scale-demo> (issue 8, item 2), property-based (fast-check) in
+// Hostile attributes on <attn-scale-demo>, property-based (fast-check) in
 // headless Debian chromium: any attribute strings give a valid render (the engine's config, every
 // chosen panel drawn) with a visible notice inside the element naming each value it could not use,
 // never an exception, never an element, attribute or script made from the text, and the host page
@@ -66,7 +66,9 @@ async function openHost() {
 
 /** The element's state once it has settled: its config, the config its readouts show, drawn panels. */
 async function settled(page, ctx) {
-  await page.waitForTimeout(30); // let the MutationObserver fire and any rebuild start
+  // No pause first: the element's MutationObserver runs in the microtasks of the evaluate that
+  // changed the attributes, and whatever it does to the config (a change, or a rebuild that
+  // clears it) is done before that evaluate returns.
   const deadline = Date.now() + 30000;
   for (;;) {
     const s = await page.evaluate(() => {

@@ -1,7 +1,6 @@
-// <attn-scale-demo> served from another origin, as a blog uses it (issue 11, item 6), in headless
-// Debian chromium:
-//  - the host page sends exactly the Content-Security-Policy that README.md ("Content-Security-
-//    Policy", block csp:cross-origin) tells such hosts to send, with its placeholder origin
+// <attn-scale-demo> served from another origin, as a blog uses it, in headless Debian chromium:
+//  - the host page sends exactly the Content-Security-Policy that the docs (block
+//    csp:cross-origin) tell such hosts to send, with its placeholder origin
 //    replaced by the component's: the element draws, trains, in a real (blob:) Worker, with no
 //    securitypolicyviolation and no console error;
 //  - a host policy without blob: in worker-src: the engine runs on the page's thread and the
@@ -10,24 +9,22 @@
 //    link to the demo, are what the reader sees. Screenshot: tests/output/component-script-blocked.png.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, repoRoot } from './serve-dist.js';
 import { launchBrowser, watchErrors } from './browser.js';
+import { docBlock, headerLines } from './doc-blocks.js';
 
 const OUT = join(repoRoot, 'tests', 'output');
 const PLACEHOLDER = 'https://attnscale.example';
 const LINK_TEXT = 'Open the attnscale demo';
 
-/** The header in README.md between <!-- csp:cross-origin --> and <!-- /csp:cross-origin -->. */
-async function readmePolicy() {
-  const md = await readFile(join(repoRoot, 'README.md'), 'utf8');
-  const m = /<!-- csp:cross-origin -->([\s\S]*?)<!-- \/csp:cross-origin -->/.exec(md);
-  if (!m) throw new Error('README has no <!-- csp:cross-origin --> block');
-  const h = /^Content-Security-Policy:\s*(.+)$/m.exec(m[1]);
-  if (!h) throw new Error('the csp:cross-origin block has no Content-Security-Policy line');
-  return h[1].trim();
+/** The Content-Security-Policy that the docs tell hosts of the component on another origin to send. */
+async function documentedPolicy() {
+  const policy = headerLines(await docBlock('csp', 'cross-origin'))['content-security-policy'];
+  if (!policy) throw new Error('the csp:cross-origin block has no Content-Security-Policy line');
+  return policy;
 }
 
 // Every CSP violation, reported by the page itself (first thing in the page).
@@ -60,7 +57,7 @@ before(async () => {
   await access(join(repoRoot, 'dist', 'attn-scale-demo.js')).catch(() => { throw new Error('dist/ is missing: run `npm run build` first'); });
   await mkdir(OUT, { recursive: true });
   tmp = await mkdtemp(join(tmpdir(), 'attnscale-cross-origin-'));
-  policy = await readmePolicy();
+  policy = await documentedPolicy();
   cdn = await startServer({ headers: { 'access-control-allow-origin': '*' } });
   noCors = await startServer();
   browser = await launchBrowser();
@@ -88,9 +85,9 @@ const demoState = (page) => page.waitForFunction(() => {
 const inDemo = (page, sel) => page.evaluate((s) => document.getElementById('demo').shadowRoot.querySelector(s)?.textContent ?? null, sel);
 
 describe('component from another origin', { timeout: 300000 }, () => {
-  test('the README\'s policy for such hosts: charts and training in a real Worker, no violation', async () => {
+  test('the documented policy for such hosts: charts and training in a real Worker, no violation', async () => {
     const origin = cdn.url.replace(/\/$/, '');
-    assert.ok(policy.includes(PLACEHOLDER), `the README's policy names ${PLACEHOLDER}`);
+    assert.ok(policy.includes(PLACEHOLDER), `the documented policy names ${PLACEHOLDER}`);
     const url = await host(hostPage(`${cdn.url}attn-scale-demo.js`), { 'content-security-policy': policy.replaceAll(PLACEHOLDER, origin) });
     const { page, errors } = await open(url);
     assert.equal(await demoState(page), 'ready');

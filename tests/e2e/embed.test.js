@@ -1,4 +1,4 @@
-// End-to-end tests of the embeds (issue 5), in headless Debian chromium via playwright-core:
+// End-to-end tests of the embeds, in headless Debian chromium via playwright-core:
 // the <attn-scale-demo> web component in a hostile host page on another origin, embed.html in an
 // iframe, the main page's Embed dialog (and its snippets pasted into a page), the offline single
 // file opened alone from file:// with the network off, everything under the strict CSP, and the
@@ -83,6 +83,24 @@ const demoQuery = (page, id) => page.evaluate((i) => document.getElementById(i).
 const waitDemoQuery = (page, id, re) => page.waitForFunction(([i, src]) =>
   new RegExp(src).test(document.getElementById(i).shadowRoot.querySelector('.as-root').dataset.resultQuery ?? ''), [id, re.source], { timeout: 30000 });
 
+/** In the frame (self-contained): every panel drawn and complete, so the content's height is final. */
+const frameSettled = () => document.getElementById('app')?.dataset.state === 'ready'
+  && [...document.querySelectorAll('[data-panel]')].every((p) => p.dataset.drawn === 'true' && !p.classList.contains('is-stale')
+    && !p.querySelector('.panel-status')?.textContent);
+
+/**
+ * Waits until the iframe #f has nothing left to draw, then until the host has sized #f to that
+ * final content height (and, with `posted`, until the last height the frame posted is that one).
+ * Reading the two sides while the frame still draws would compare two different moments.
+ */
+async function waitFrameSized(page, frame, { posted = false } = {}) {
+  await frame.waitForFunction(frameSettled, null, { timeout: 120000, polling: 200 });
+  const height = await frame.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
+  await page.waitForFunction(([h, checkPosted]) => document.getElementById('f').clientHeight === h
+    && (!checkPosted || window.__heights.at(-1) === h), [height, posted], { timeout: 30000, polling: 100 });
+  return height;
+}
+
 const LISTENER = `window.__heights = [];
 addEventListener('message', (e) => { if (e.data?.type === 'attnscale:height') { window.__heights.push(e.data.height); for (const f of document.querySelectorAll('iframe')) if (f.contentWindow === e.source) f.style.height = e.data.height + 'px'; } });`;
 
@@ -153,12 +171,9 @@ describe('embeds', { timeout: 600000 }, () => {
     await page.locator('#f').scrollIntoViewIfNeeded();
     await page.waitForFunction(() => window.__heights.some((x) => x > 400), null, { timeout: 30000 });
     const frame = page.frames().find((f) => f.url().includes('embed.html'));
-    await frame.waitForFunction(() => document.getElementById('app').dataset.state === 'ready');
-    await page.waitForFunction(() => {
-      const f = document.getElementById('f');
-      return Math.abs(f.clientHeight - window.__heights.at(-1)) < 1; // the content box, without the frame's border
-    });
+    const height = await waitFrameSized(page, frame, { posted: true });
     assert.ok(Math.abs(await frame.evaluate(() => document.documentElement.getBoundingClientRect().height) - await page.evaluate(() => window.__heights.at(-1))) <= 1);
+    assert.equal(await page.evaluate(() => document.getElementById('f').clientHeight), height);
     assert.equal(await frame.evaluate(() => document.querySelector('[data-panel="entropy"]').dataset.drawn), 'true');
     await waitForDemoSweeps(page);
     await page.evaluate(() => window.scrollTo(0, 0));
@@ -410,15 +425,9 @@ ${snippetIframe.replace('<iframe ', '<iframe id="f" ')}
     const frame = pasted.page.frames().find((f) => f.url().includes('embed.html'));
     await frame.waitForFunction(() => document.getElementById('app').dataset.state === 'ready', null, { timeout: 60000 });
     assert.match(await frame.evaluate(() => document.getElementById('app').dataset.resultQuery), /dk=128&.*scale=none&.*seed=7/);
-    // The snippet's own listener sizes the frame to its content (polled: the content may still grow).
-    let sized = false;
-    for (let i = 0; i < 150 && !sized; i++) {
-      const inner = await frame.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
-      const outer = await pasted.page.evaluate(() => document.getElementById('f').clientHeight);
-      sized = inner > 400 && Math.abs(inner - outer) <= 1;
-      if (!sized) await pasted.page.waitForTimeout(200);
-    }
-    assert.ok(sized, 'the pasted listener sized the iframe to its content');
+    // The snippet's own listener sizes the frame to its content, once that content is final.
+    const height = await waitFrameSized(pasted.page, frame);
+    assert.ok(height > 400, `the pasted listener sized the iframe to its content (${height} px)`);
     assert.deepEqual([...errors, ...pasted.errors], []);
     await page.close();
     await pasted.page.close();
@@ -431,7 +440,9 @@ ${snippetIframe.replace('<iframe ', '<iframe id="f" ')}
     const from = dist.log.length;
     const { page, errors } = await open(`${host.url}budget.html`);
     await waitForDemos(page);
-    await page.waitForTimeout(500);
+    // Everything the two elements load: their sweeps done (both Workers up), then no request open.
+    await waitForDemoSweeps(page);
+    await page.waitForLoadState('networkidle');
     // Everything fetched from the site for the component (gzip as served), each file once.
     const files = new Map();
     for (const e of dist.log.slice(from)) if (e.status === 200 && !files.has(e.path)) files.set(e.path, e);

@@ -1,27 +1,18 @@
-// The security headers the README documents for hosts (section "Hosting"), served exactly as
-// written there (read from the README's marked blocks): the page and embed.html work under them
+// The security headers the docs tell hosts to send, served exactly as written there (read from
+// the docs' marked blocks): the page and embed.html work under them
 // with no CSP violation; embed.html can be framed by another origin, the full page cannot; the
 // wasm goes out as application/wasm with nosniff, so streaming compilation is used.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, repoRoot } from './serve-dist.js';
 import { launchBrowser, watchErrors, waitForApp } from './browser.js';
+import { docBlock, headerLines } from './doc-blocks.js';
 
-/** The header block between <!-- headers:name --> and <!-- /headers:name --> of the README. */
-async function readmeHeaders(name) {
-  const md = await readFile(join(repoRoot, 'README.md'), 'utf8');
-  const m = new RegExp(`<!-- headers:${name} -->([\\s\\S]*?)<!-- /headers:${name} -->`).exec(md);
-  if (!m) throw new Error(`README has no <!-- headers:${name} --> block`);
-  const headers = {};
-  for (const line of m[1].split('\n')) {
-    const h = /^([A-Za-z-]+):\s*(.+)$/.exec(line.trim());
-    if (h) headers[h[1].toLowerCase()] = h[2].trim();
-  }
-  return headers;
-}
+/** The headers the docs tell a host to send for `name` (the page or embed.html). */
+const documentedHeaders = async (name) => headerLines(await docBlock('headers', name));
 
 // Every CSP violation, reported by the page itself.
 const CSP_WATCH = () => {
@@ -33,7 +24,7 @@ let pageHeaders, embedHeaders, site, embedSite, hostDir, host, browser;
 
 before(async () => {
   await access(join(repoRoot, 'dist', 'embed.html')).catch(() => { throw new Error('dist/ is missing: run `npm run build` first'); });
-  [pageHeaders, embedHeaders] = await Promise.all([readmeHeaders('page'), readmeHeaders('embed')]);
+  [pageHeaders, embedHeaders] = await Promise.all([documentedHeaders('page'), documentedHeaders('embed')]);
   site = await startServer({ headers: pageHeaders });
   embedSite = await startServer({ headers: embedHeaders });
   hostDir = await mkdtemp(join(tmpdir(), 'attnscale-headers-'));
@@ -48,7 +39,7 @@ after(async () => {
 });
 
 describe('documented security headers', { timeout: 120000 }, () => {
-  test('the README blocks hold the header set', () => {
+  test('the documented blocks hold the header set', () => {
     for (const hs of [pageHeaders, embedHeaders]) {
       assert.match(hs['content-security-policy'], /script-src 'self' 'wasm-unsafe-eval'/);
       assert.match(hs['content-security-policy'], /style-src 'self'/);
@@ -84,12 +75,20 @@ describe('documented security headers', { timeout: 120000 }, () => {
 <iframe id="page" title="page" src="${site.url}"></iframe></body></html>`);
     const page = await browser.newPage({ reducedMotion: 'reduce' });
     const refused = [];
-    page.on('console', (m) => { if (/frame-ancestors|Refused to (display|frame)/i.test(m.text())) refused.push(m.text()); });
+    // The browser's report of the refusal is the state this test waits for (it comes once the
+    // full page's response is in, at any time relative to the embed frame's start).
+    const refusal = new Promise((resolve) => {
+      page.on('console', (m) => {
+        if (!/frame-ancestors|Refused to (display|frame)/i.test(m.text())) return;
+        refused.push(m.text());
+        resolve();
+      });
+    });
     await page.goto(`${host.url}frames.html`);
     const embed = page.frames().find((f) => f.url().startsWith(embedSite.url));
     assert.ok(embed, 'embed frame loaded');
     await embed.waitForFunction(() => document.getElementById('app')?.dataset.state === 'ready', null, { timeout: 30000 });
-    await page.waitForTimeout(300);
+    await refusal;
     // The full page's frame was refused: the browser shows no document of it.
     const full = page.frames().find((f) => f.url().startsWith(site.url) && f !== page.mainFrame());
     const fullLoaded = full ? await full.evaluate(() => !!document.getElementById('app')).catch(() => false) : false;
