@@ -1,4 +1,4 @@
-// Sweep benchmark (issue 12), wasm SIMD in Node, in one run with interleaved rounds:
+// Sweep benchmark, wasm SIMD in Node, in one run with interleaved rounds:
 //   - one 13-point d_k sweep (1 … 4096) of one scaling: today's engine vs the pre-issue-12 engine
 //     (build/baseline/, built by build-scripts/build-baseline.sh from commit ac0f359), T = 256, 1024;
 //   - sweepScales with three scalings vs sweep with one (same round);

@@ -1,4 +1,4 @@
-// Training speed (issue 6): steps per second of engine.train at d_k 64, T 32, batch 16, Adam,
+// Training speed: steps per second of engine.train at d_k 64, T 32, batch 16, Adam,
 // all three copies (none, sqrt, linear) — the trainer's defaults — in
 //   native       build/native/bench_train (a child process; prints one JSON line),
 //   node         wasm SIMD (and scalar) in this Node process,

@@ -1,4 +1,4 @@
-// The installed package in the browser (issue 11), headless Debian chromium via playwright-core:
+// The installed package in the browser, headless Debian chromium via playwright-core:
 // a minimal Vite app that imports `attnscale` builds and shows a result; a host page on another
 // origin loads dist/attn-scale-demo.js straight from the installed package folder (as an
 // npm-mirroring CDN serves it, with CORS) and draws charts in a real Worker.

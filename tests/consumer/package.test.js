@@ -1,4 +1,4 @@
-// The npm package as users install it (issue 11): `npm pack` after the build, the tarball installed
+// The npm package as users install it: `npm pack` after the build, the tarball installed
 // into an empty folder, then (1) what the tarball holds, (2) a Node consumer, (3) a TypeScript
 // consumer under --strict with both `bundler` and `node16` resolution, whose deliberately wrong
 // calls must fail. Needs `npm run build` first (the package ships build outputs).

@@ -1,4 +1,4 @@
-// Fallback paths (issue 8, item 4), in headless Debian chromium against a copy of dist/:
+// Fallback paths, in headless Debian chromium against a copy of dist/:
 //  - no wasm SIMD (V8's SSE4.1 switched off): the scalar build loads, the page says so in a
 //    visible notice, and the numbers are the same;
 //  - no WebAssembly at all (deleted before any script runs): a clear message where the charts

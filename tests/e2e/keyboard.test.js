@@ -1,4 +1,4 @@
-// Keyboard only (issue 8, item 5), in headless Debian chromium: every control of the page is
+// Keyboard only, in headless Debian chromium: every control of the page is
 // reached with Tab (and shows a focus ring), and operated with the keys a reader would use: arrow
 // keys on the d_k slider and in the scaling radio group, typing a number, Space on checkboxes,
 // Enter and Space on buttons and presets, Enter on the settings disclosure. The readouts follow.

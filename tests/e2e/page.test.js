@@ -1,4 +1,4 @@
-// End-to-end tests of the page (issue 4), in headless Debian chromium via playwright-core,
+// End-to-end tests of the page, in headless Debian chromium via playwright-core,
 // against dist/ served on 127.0.0.1 by the test itself. One browser for the whole file.
 // Run: npm run build:web && node --test tests/e2e/
 import { test, describe } from 'node:test';

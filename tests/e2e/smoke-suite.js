@@ -1,4 +1,4 @@
-// The cross-engine smoke suite (issue 11, item 4), shared by tests/firefox/ and tests/webkit/:
+// The cross-engine smoke suite, shared by tests/firefox/ and tests/webkit/:
 // each engine's test file calls smokeSuite() with its driver (goto, evaluate, waitFor, screenshot,
 // close). Checked in that engine: the page draws its charts and its data-stat readouts equal
 // Chromium's for the same URL (read in the same run, through playwright-core); embed.html; a host

@@ -1,4 +1,4 @@
-// dist/ served under a deep sub-path, as a project site on GitHub Pages is (issue 11): the page,
+// dist/ served under a deep sub-path, as a project site on GitHub Pages is: the page,
 // embed.html and a same-origin component host page all load every file from under the prefix and
 // draw. Needs a built dist/ (npm run build).
 import { test, before, after, describe } from 'node:test';

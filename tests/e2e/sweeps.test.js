@@ -1,4 +1,4 @@
-// The page's sweeps (issue 12), in headless Debian chromium against dist/:
+// The page's sweeps, in headless Debian chromium against dist/:
 //  - a sweep split over 3 sweep Workers (?sweepWorkers=3) draws exactly what 1 Worker draws:
 //    every readout and every value of the σ, entropy and gradient panels' CSV exports;
 //  - when the engine cannot get the memory a setting needs (WebAssembly.Memory.grow refused above

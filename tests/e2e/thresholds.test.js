@@ -1,4 +1,4 @@
-// The overflow-thresholds panel (chapter 8, issue 13) in headless Debian chromium against dist/:
+// The overflow-thresholds panel (chapter 8) in headless Debian chromium against dist/:
 // the table fills in (every cell measured, the panel's completion markers cleared) and shows what
 // the formats' ranges imply: unscaled without max subtraction fp16 breaks at a small d_k, bf16 only
 // much later (it keeps fp32's exponent range, so it fails in exp where fp32 does), fp32 not before

@@ -1,4 +1,4 @@
-// End-to-end tests of the training panel (issue 6) in headless Debian chromium, against dist/
+// End-to-end tests of the training panel in headless Debian chromium, against dist/
 // (or $ATTNSCALE_DIST) served on 127.0.0.1. One browser for the whole file.
 // Documented behaviour checked here: Play grows the curves and advances the step counter; Pause
 // stops it (the counter then stays still); Step runs exactly STEP_BUTTON_STEPS (10) steps; Reset

@@ -1,4 +1,4 @@
-// Hostile URLs against the real page (issue 8, item 2), property-based (fast-check) in headless
+// Hostile URLs against the real page, property-based (fast-check) in headless
 // Debian chromium. tests/e2e/state.test.js proves in Node that any query becomes a valid config;
 // this file proves in the browser that nothing in a URL becomes markup or script: after every
 // generated query the DOM (shadow roots included) holds no element, attribute or URL that came

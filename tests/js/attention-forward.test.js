@@ -1,4 +1,4 @@
-// engine.attention (issue 7's fast fp32 forward) against a float64 reference, in both wasm builds:
+// engine.attention (the fast fp32 forward) against a float64 reference, in both wasm builds:
 // the SIMD build takes paths the native GoogleTests cannot reach (4-lane vectors: the in-register
 // 4 × 4 transpose that packs Kᵀ), so awkward shapes are checked here too.
 import { test } from 'node:test';

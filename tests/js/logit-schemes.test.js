@@ -1,4 +1,4 @@
-// Issue 13's fields (qkNorm, lengthScale, softcap) through the JS API: the native GoogleTest's golden
+// The logit-scheme fields (qkNorm, lengthScale, softcap) through the JS API: the native GoogleTest's golden
 // values (LogitSchemes.GoldenValuesSharedWithWasm) in both wasm builds, sweeps equal to run bit for
 // bit, sweepSeqLen, attention() and the errors. Tolerance: none unless stated.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// Issue 12: peak wasm memory of one engine at the page's largest settings stays within 256 MiB
+// Peak wasm memory of one engine at the page's largest settings stays within 256 MiB
 // (fresh engine per case; memoryBytes never shrinks, so it is the peak). Today's layout: Q and K
 // (T × d_k), seven T × T matrices, column and row blocks; V, G, dQ, dK and O are never stored whole.
 import { test } from 'node:test';

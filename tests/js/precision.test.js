@@ -1,4 +1,4 @@
-// Issue 3 through the JS API: the casts bit-identical across builds (and to native), and the
+// Low precision through the JS API: the casts bit-identical across builds (and to native), and the
 // overflow story of the seed: fp16 logits overflow exp() unless the max is subtracted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -78,7 +78,7 @@ test('train: bad config and arguments throw errors naming the field', async () =
   trainer.delete();
 });
 
-// The five schemes of issue 13's findings; the same copies as the native golden test
+// The five schemes of the training findings; the same copies as the native golden test
 // (TrainDeterminism.NewerSchemesGoldenValuesSharedWithWasm), so the same bits must come out.
 const NEWER = [
   { name: 'rms', scale: 'sqrt', qkNorm: 'rms' },
