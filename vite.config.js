@@ -68,7 +68,7 @@ function katexWoff2Only() {
 
 const plugins = [katexWoff2Only(), katexAtBuild()];
 
-const component = componentChunks(here('./web/src/attn-scale-demo.js'));
+const component = componentChunks(here('./web/src/embed/attn-scale-demo.js'));
 
 const folderBuild = {
   root: here('./web'),
@@ -89,7 +89,7 @@ const folderBuild = {
       input: {
         index: here('./web/index.html'),
         embed: here('./web/embed.html'),
-        'attn-scale-demo': here('./web/src/attn-scale-demo.js'),
+        'attn-scale-demo': here('./web/src/embed/attn-scale-demo.js'),
       },
       // A JS entry exports what it defines: keep the component module's exports.
       preserveEntrySignatures: 'exports-only',

@@ -2,7 +2,7 @@
 // The result is one HTML file with every script, style, font and both wasm builds inside, that
 // works from file:// with no network:
 //   - the page's entry becomes web/src/offline/main.js (the compute Worker inlined as a blob Worker);
-//   - every import of web/src/engine.js resolves to web/src/offline/engine.js, which gets the wasm
+//   - every import of web/src/engine/engine.js resolves to web/src/offline/engine.js, which gets the wasm
 //     bytes from the page: the page holds the SIMD build only, gzip-compressed, base64 (≈ 48 % of
 //     the raw wasm; a virtual module), inflates it and posts it to its Workers (web/src/offline/).
 //     The scalar fallback stays out: it would add ≈ 90 KB, and the browsers without wasm SIMD
@@ -16,10 +16,10 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
-const ENGINE = here('../web/src/engine.js');
+const ENGINE = here('../web/src/engine/engine.js');
 const OFFLINE_ENGINE = here('../web/src/offline/engine.js');
-const WORKER_CLIENT = here('../web/src/worker-client.js');
-const MAIN_THREAD_WORKER = here('../web/src/main-thread-worker.js');
+const WORKER_CLIENT = here('../web/src/compute/worker-client.js');
+const MAIN_THREAD_WORKER = here('../web/src/compute/main-thread-worker.js');
 const NO_MAIN_THREAD = '\0attnscale-offline-no-main-thread';
 
 let wasmB64 = null;
@@ -95,7 +95,7 @@ export function offlinePagePlugins() {
       transformIndexHtml: {
         order: 'pre',
         handler(html) {
-          const from = 'src="./src/main.js"';
+          const from = 'src="./src/app/main.js"';
           if (!html.includes(from)) throw new Error(`offline build: ${from} not found in index.html`);
           // The favicon too (a file next to the page would not travel with it).
           const icon = `data:image/svg+xml,${encodeURIComponent(readFileSync(here('../web/src/favicon.svg'), 'utf8').trim())}`;

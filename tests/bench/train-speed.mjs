@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createEngine } from '../../web/src/engine.js';
+import { createEngine } from '../../web/src/engine/engine.js';
 import { startServer } from '../e2e/serve-dist.js';
 import { launchBrowser } from '../e2e/browser.js';
 
@@ -71,7 +71,7 @@ await page.route(benchUrl, (r) => r.fulfill({
 }));
 await page.goto(benchUrl);
 await page.evaluate(async (src) => {
-  const { createEngine: ce } = await import('/web/src/engine.js');
+  const { createEngine: ce } = await import('/web/src/engine/engine.js');
   window.engine = await ce();
   window.timeTrainer = (0, eval)(`(${src})`); // eslint-disable-line no-eval
 }, timeTrainer.toString());

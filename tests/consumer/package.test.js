@@ -26,8 +26,8 @@ describe('npm package', { timeout: 120000 }, () => {
     const files = pkg.pack.files.map((f) => f.path).sort();
     t.diagnostic(`tarball ${pkg.pack.filename}: ${pkg.pack.size} B packed, ${pkg.pack.unpackedSize} B unpacked, ${pkg.pack.entryCount} files`);
     t.diagnostic(`files: ${files.join(', ')}`);
-    for (const f of ['package.json', 'README.md', 'LICENSE', 'web/src/engine.js', 'web/src/support.js', 'web/src/engine.d.ts',
-      'web/src/attn-scale-demo.d.ts', 'dist/attn-scale-demo.js', 'web/generated/attnscale-simd.mjs', 'web/generated/attnscale-simd.wasm',
+    for (const f of ['package.json', 'README.md', 'LICENSE', 'web/src/engine/engine.js', 'web/src/engine/support.js', 'web/src/engine/engine.d.ts',
+      'web/src/embed/attn-scale-demo.d.ts', 'dist/attn-scale-demo.js', 'web/generated/attnscale-simd.mjs', 'web/generated/attnscale-simd.wasm',
       'web/generated/attnscale-scalar.mjs', 'web/generated/attnscale-scalar.wasm']) {
       assert.ok(files.includes(f), `${f} is missing from the tarball`);
     }
@@ -36,7 +36,7 @@ describe('npm package', { timeout: 120000 }, () => {
     assert.ok(closure.filter((f) => f.endsWith('.wasm')).length === 2, `the component reaches both wasm builds: ${closure}`);
     assert.deepEqual(files.filter((f) => f.startsWith('dist/')), closure, 'shipped dist/ files = what the component loads');
     // engine.js's own graph (besides wasm-feature-detect, a dependency): all shipped.
-    const engineGraph = (await moduleClosure(join(repoRoot, 'web', 'src'), 'engine.js')).map((f) => join('web/src', f));
+    const engineGraph = (await moduleClosure(join(repoRoot, 'web', 'src'), 'engine/engine.js')).map((f) => join('web/src', f));
     assert.equal(engineGraph.length, 6, engineGraph.join(', '));
     for (const f of engineGraph) assert.ok(files.includes(f), `${f} (imported by engine.js) is missing from the tarball`);
     const unexpected = files.filter((f) => /^(tests|cpp|build|build-scripts|node_modules|\.github|\.ci)\//.test(f)

@@ -13,8 +13,8 @@ import fc from 'fast-check';
 import { startServer, repoRoot } from './serve-dist.js';
 import { launchBrowser, watchErrors } from './browser.js';
 import { domFacts, payload, logged } from './hostile.js';
-import { createEngine } from '../../web/src/engine.js';
-import { parseQuery, serialize } from '../../web/src/state.js';
+import { createEngine } from '../../web/src/engine/engine.js';
+import { parseQuery, serialize } from '../../web/src/state/state.js';
 
 const engine = await createEngine();
 const { schema } = engine;

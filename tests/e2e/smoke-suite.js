@@ -5,7 +5,7 @@
 // page on another origin using the component from this one (CORS), with a real Worker; the
 // offline single file opened alone from file:// with the network refused; a training step.
 // When something is stuck, the failure message quotes what the page shows (WebDriver has no
-// console: the page reports its failures in its DOM, see web/src/load-guard.js).
+// console: the page reports its failures in its DOM, see web/src/ui/load-guard.js).
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { access, copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';

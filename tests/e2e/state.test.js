@@ -1,11 +1,11 @@
-// The page's URL ⇄ state layer (web/src/state.js) against the real engine's schema, in Node:
+// The page's URL ⇄ state layer (web/src/state/state.js) against the real engine's schema, in Node:
 // whatever a URL holds, the page ends up with a config the engine accepts, and a config the page
 // wrote comes back identical. Property-based (fast-check). No browser.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { createEngine } from '../../web/src/engine.js';
-import { parseQuery, serialize, serializeChanged, applyChange, schemaDefaults, noticeText } from '../../web/src/state.js';
+import { createEngine } from '../../web/src/engine/engine.js';
+import { parseQuery, serialize, serializeChanged, applyChange, schemaDefaults, noticeText } from '../../web/src/state/state.js';
 
 const engine = await createEngine();
 const { schema } = engine;

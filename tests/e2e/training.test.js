@@ -9,7 +9,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { watchErrors, waitForApp, stat } from './browser.js';
-import { STEP_BUTTON_STEPS } from '../../web/src/train-state.js';
+import { STEP_BUTTON_STEPS } from '../../web/src/state/train-state.js';
 import { useSite, OUT } from './site.js';
 
 const site = useSite();

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { watchErrors, waitForApp } from './browser.js';
 import { domFacts, payload, logged } from './hostile.js';
-import { createEngine } from '../../web/src/engine.js';
-import { parseQuery, serialize } from '../../web/src/state.js';
+import { createEngine } from '../../web/src/engine/engine.js';
+import { parseQuery, serialize } from '../../web/src/state/state.js';
 import { useSite } from './site.js';
 
 const engine = await createEngine();

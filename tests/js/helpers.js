@@ -1,5 +1,5 @@
 // Shared by the node --test suites: both engine builds, loaded once per process.
-import { createEngine } from '../../web/src/engine.js';
+import { createEngine } from '../../web/src/engine/engine.js';
 
 let engines;
 export async function bothEngines() {

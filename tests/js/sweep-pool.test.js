@@ -1,8 +1,8 @@
-// The background Workers of the engine client (web/src/sweep-pool.js): started by the page while it
+// The background Workers of the engine client (web/src/compute/sweep-pool.js): started by the page while it
 // loads (start()) or by the first job posted, with nothing posted before that lost or reordered.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createSweepPool } from '../../web/src/sweep-pool.js';
+import { createSweepPool } from '../../web/src/compute/sweep-pool.js';
 
 /** Worker-shaped fakes that record what they were sent. */
 function fakes() {

@@ -1,10 +1,10 @@
-// The overflow-thresholds search (web/src/compute/thresholds.js): the bisection finds a crossing
+// The overflow-thresholds search (web/src/panels/thresholds/thresholds-job.js): the bisection finds a crossing
 // d_k (d_k − 1 finite, d_k not) in the fewest tests; the scan of sampled points reports where it
 // first fails and where it is finite again; and the job, on the real engine, gives cells whose d_k
 // `run` confirms (fails at d_k, finite at d_k − 1).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bisect, bisectWith, scanPoints, createThresholdsJob, THRESHOLD_ROWS, THRESHOLD_SCALES } from '../../web/src/compute/thresholds.js';
+import { bisect, bisectWith, scanPoints, createThresholdsJob, THRESHOLD_ROWS, THRESHOLD_SCALES } from '../../web/src/panels/thresholds/thresholds-job.js';
 import { bothEngines } from './helpers.js';
 
 test('bisection: the first failing d_k of a monotone predicate, in ⌈log2(hi − lo)⌉ tests', () => {

@@ -1,14 +1,14 @@
-// The training panel's pure state (web/src/train-state.js) against the real engine: the clamps of
+// The training panel's pure state (web/src/state/train-state.js) against the real engine: the clamps of
 // the page's values, the one-click comparisons (they must reproduce the numbers they quote, which
 // come from cpp/train/FINDINGS.md), the 90 % rule and the text summary.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bothEngines } from './helpers.js';
-import { noticeText } from '../../web/src/state.js';
+import { noticeText } from '../../web/src/state/state.js';
 import {
   trainerConfig, defaultSettings, coerceSetting, copiesOf, stepReaching, summarize, TRAIN_PRESETS, PRESET_PAGE_BASE,
   REACH_WINDOW, METRICS, settingsFromQuery, settingsToQuery, FINDINGS_PRESETS, COPY_SCHEMES, coerceCopies,
-} from '../../web/src/train-state.js';
+} from '../../web/src/state/train-state.js';
 
 const PAGE = { dk: 64, seqLen: 32, precision: 'fp32', saturate: false, scale: 'sqrt' };
 

@@ -1,7 +1,7 @@
 // Browser half of `npm run bench:peers` (loaded by page.html, driven by chromium.mjs): the same
 // harness as Node, with the UMD builds of onnxruntime-web and tfjs (globals ort, tf) and our engine
-// through its public web/src/engine.js. Progress goes to console.log; the result to globalThis.benchState.
-import { createEngine } from '/web/src/engine.js';
+// through its public web/src/engine/engine.js. Progress goes to console.log; the result to globalThis.benchState.
+import { createEngine } from '/web/src/engine/engine.js';
 import { benchShape, wasmPeak } from './harness.js';
 
 const { ort, tf } = globalThis;

@@ -13,7 +13,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { createEngine } from '../../../web/src/engine.js';
+import { createEngine } from '../../../web/src/engine/engine.js';
 import { SHAPES, benchShape, markdownTable, wasmPeak } from './harness.js';
 import { runInChromium } from './chromium.mjs';
 

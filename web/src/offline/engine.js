@@ -4,11 +4,11 @@
 // import of ../engine.js here (except this file's own). Browsers without wasm SIMD get a clear
 // message (the online page has the scalar fallback).
 import { simd as wasmSimdSupported } from 'wasm-feature-detect';
-import { Engine } from '../engine.js';
+import { Engine } from '../engine/engine.js';
 import createModule from '../../generated/attnscale-simd.mjs';
 import { WASM_MESSAGE, NEEDS } from './protocol.js';
 
-export { Engine, Trainer } from '../engine.js';
+export { Engine, Trainer } from '../engine/engine.js';
 
 const wasmBytes = new Promise((resolve, reject) => {
   addEventListener('message', function take(e) {

@@ -1,7 +1,7 @@
 // The offline build's engine client: the same Worker code, inlined in the page as a blob Worker.
 // The page inflates the wasm and posts the bytes to each Worker (offline/wasm.js says why).
-import EngineWorker from '../worker.js?worker&inline';
-import { getEngineClient } from '../worker-client.js';
+import EngineWorker from '../compute/worker.js?worker&inline';
+import { getEngineClient } from '../compute/worker-client.js';
 import { offlineWasm } from './wasm.js';
 import { WASM_MESSAGE } from './protocol.js';
 

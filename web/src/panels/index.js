@@ -4,16 +4,16 @@
 import { PANEL_META } from './meta.js';
 
 const loaders = {
-  spread: () => import('./spread.js'),
-  sigma: () => import('./sigma.js'),
-  entropy: () => import('./entropy.js'),
-  gradients: () => import('./gradients.js'),
-  heatmap: () => import('./heatmap.js'),
-  precision: () => import('./precision.js'),
-  training: () => import('./training.js'),
-  thresholds: () => import('./thresholds.js'),
-  schemes: () => import('./schemes.js'),
-  length: () => import('./length.js'),
+  spread: () => import('./spread/spread.js'),
+  sigma: () => import('./sigma/sigma.js'),
+  entropy: () => import('./entropy/entropy.js'),
+  gradients: () => import('./gradients/gradients.js'),
+  heatmap: () => import('./heatmap/heatmap.js'),
+  precision: () => import('./precision/precision.js'),
+  training: () => import('./training/training.js'),
+  thresholds: () => import('./thresholds/thresholds.js'),
+  schemes: () => import('./schemes/schemes.js'),
+  length: () => import('./length/length.js'),
 };
 
 export const PANELS = Object.freeze(Object.fromEntries(Object.entries(PANEL_META)

@@ -1,0 +1,17 @@
+// Entry of the page. The compute Worker (fetching and compiling the wasm engine) starts first;
+// the rest of the page code (charts, controls) downloads and parses while it boots.
+import 'katex/dist/katex.min.css';
+import 'virtual:attnscale-katex.css'; // KaTeX box sizes, as classes (strict CSP: no style attributes)
+import '../styles/panels.css';
+import '../styles/page.css';
+import { getEngineClient } from '../compute/worker-client.js';
+import { applyStoredTheme } from '../ui/theme.js';
+
+performance.mark('attnscale:main-start');
+// The page's charts need the sweep Workers too: they boot as soon as the foreground one is ready.
+getEngineClient().startBackground?.();
+applyStoredTheme();
+// On a narrow screen the settings start folded, so the story and the charts come first.
+const settings = document.getElementById('settings');
+if (settings && matchMedia('(max-width: 900px)').matches) settings.open = false;
+import('./page.js');

@@ -1,0 +1,39 @@
+// The full page: theme, the app mounted in the page's own elements, the URL kept in sync.
+// Loaded by main.js once the compute Worker is on its way.
+import { createApp } from './app.js';
+import { initTheme } from '../ui/theme.js';
+
+let app = null;
+initTheme(document.getElementById('theme-toggle'), () => app?.redraw());
+
+const panels = {};
+for (const el of document.querySelectorAll('[data-panel]')) panels[el.dataset.panel] = el;
+
+try {
+  app = await createApp({
+    root: document.getElementById('app'),
+    panels,
+    controls: document.getElementById('controls'),
+    presets: document.getElementById('presets'),
+    notices: document.getElementById('notices'),
+    query: location.search,
+    onConfigChange: (config, query) => history.replaceState(history.state, '', `?${query}${location.hash}`),
+  });
+  const info = document.getElementById('engine-info');
+  if (info) info.textContent = `Engine ${app.info.version} (${app.info.simd ? 'WebAssembly SIMD' : 'WebAssembly, scalar fallback'}, ${app.info.arch}).`;
+  // The URL is the state: a pasted link (or back/forward to one) re-applies it.
+  window.addEventListener('popstate', () => app.setQuery(location.search));
+  // Embed: snippets for the current state (not in the offline single file: nothing to link to).
+  const embedButton = document.getElementById('embed-button');
+  if (embedButton && import.meta.env.MODE !== 'offline') {
+    embedButton.hidden = false;
+    embedButton.addEventListener('click', async () => (await import('../embed/embed-dialog.js')).openEmbedDialog(app));
+  }
+} catch (err) {
+  // createApp already showed the notice; keep the page (and its text) usable.
+  const info = document.getElementById('engine-info');
+  if (info) info.textContent = 'The engine could not start in this browser (see the message at the top).';
+  // Presets and settings have nothing to drive: hide their empty boxes.
+  for (const box of document.querySelectorAll('.presets-box, .sidebar')) box.hidden = true;
+  console.warn(err);
+}

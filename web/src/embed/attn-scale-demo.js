@@ -1,0 +1,254 @@
+// <attn-scale-demo>: attnscale's charts inside any page, from one ES module script.
+//
+//   <script type="module" src="…/attn-scale-demo.js"></script>
+//   <attn-scale-demo panel="spread,sigma" dk="128" scale="none" controls="dk,scale" theme="auto"></attn-scale-demo>
+//
+// Attributes: every config field of the engine's schema in kebab-case (dk, seq-len, scale, precision,
+// saturate, subtract-max, softmax, block-size, causal, mean, std, correlation, seed), read with
+// the URL's rules (state.js: clamped or reset, with a notice shown inside the element); `panel`
+// (one name or a comma list of the panel registry); `controls` (none by default, `all`, or a list
+// of fields); `theme` (light | dark | auto); `page` (the full page that "Open in attnscale" links
+// to, http(s) only; see fullPageUrl). Attribute changes apply live; `el.config` is the config in
+// use.
+//
+// Isolation both ways: everything renders in a Shadow DOM with its own constructed stylesheet;
+// inherited properties are reset at the shadow's root and rem units are replaced by a fixed unit,
+// so the host's `* { … }` or `html { font-size }` rules do not reach in, and nothing reaches out.
+// Every instance on a page shares one engine client (worker-client.js: one foreground and one
+// background Worker for the whole page).
+//
+// Failures a reader can see: the element's own children (e.g. <a href="…">Open the demo</a>) stay
+// shown, through a <slot>, until the first chart is drawn, so the element degrades to them when
+// its script cannot load at all (it is then an unknown element showing its children) or the
+// engine cannot start. The charts' code (app.js and embed-options.js, which bring uPlot and the
+// panels) is loaded after the element is defined: if it fails to load, the element says so
+// instead of staying on "Starting the engine…".
+import { getEngineClient } from '../compute/worker-client.js';
+import { serialize, schemaDefaults, noticeText, PAGE_LIMITS } from '../state/state.js';
+import { h } from '../ui/dom.js';
+import { fullPageUrl as fullPageFor } from './full-page-url.js';
+import panelsCss from '../styles/panels.css?inline';
+import componentCss from '../styles/component.css?inline';
+
+const TAG = 'attn-scale-demo';
+const OPTION_ATTRIBUTES = new Set(['panel', 'controls']);
+const PAGE_ATTRIBUTE = 'page';
+
+let charts = null;
+/** The charts' code, loaded once: { createApp, attributeMap, parsePanels, … } (embed-options.js). */
+const loadCharts = () => (charts ??= Promise.all([import('../app/app.js'), import('./embed-options.js')])
+  .then(([app, options]) => ({ ...options, createApp: app.createApp })));
+
+// The module's URL is held in a variable so that the bundler leaves it alone.
+const MODULE_URL = import.meta.url;
+
+let sheet = null;
+/**
+ * One stylesheet object shared by every instance (adoptedStyleSheets: a constructed sheet, which a
+ * strict CSP `style-src 'self'` allows, unlike a <style> element). `rem` is relative to the host
+ * page's <html> font size, so it becomes a fixed unit here.
+ */
+function shadowSheet() {
+  if (!sheet) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync(`${panelsCss}\n${componentCss}`.replace(/(\d*\.?\d+)rem\b/g, 'calc($1 * var(--as-rem))'));
+  }
+  return sheet;
+}
+
+function noticeBox(lines, kind, onDismiss) {
+  const box = h('div', { class: `notice ${kind}`, role: kind === 'error' ? 'alert' : 'status' },
+    h('p', { class: 'notice-title', text: kind === 'error' ? 'Something went wrong' : 'Some values were adjusted' }),
+    h('ul', {}, lines.map((l) => h('li', { text: l }))),
+    h('button', { type: 'button', class: 'btn small', text: 'Dismiss', onclick: () => onDismiss(box) }));
+  return box;
+}
+
+export class AttnScaleDemo extends HTMLElement {
+  #root;
+  #optionNotices;
+  #appNotices;
+  #body;
+  #controls;
+  #panels;
+  #fullLink;
+  #status;
+  #app = null;
+  #schema = null;
+  #charts = null; // the loaded charts' code (loadCharts)
+  #generation = 0;
+  #observer = null;
+  #colorScheme = null;
+  #fallback;
+  #query = '';
+
+  #fullPage() {
+    return fullPageFor(this.getAttribute(PAGE_ATTRIBUTE), MODULE_URL, document.baseURI);
+  }
+
+  constructor() {
+    super();
+    const shadow = this.attachShadow({ mode: 'open' });
+    shadow.adoptedStyleSheets = [shadowSheet()];
+    this.#optionNotices = h('div', { class: 'as-option-notices' });
+    this.#appNotices = h('div', { class: 'as-app-notices' });
+    this.#controls = h('div', { class: 'as-controls', hidden: true });
+    this.#panels = h('div', { class: 'as-panels' });
+    this.#body = h('div', { class: 'as-body' }, this.#controls, this.#panels);
+    this.#status = h('span', { class: 'as-status', text: 'Starting the engine…' });
+    this.#fullLink = h('a', { href: fullPageFor(null, MODULE_URL), target: '_blank', rel: 'noopener', text: 'Open in attnscale ↗' });
+    this.#fallback = h('div', { class: 'as-fallback' }, h('slot'));
+    this.#root = h('div', { class: 'as-root', part: 'root' },
+      this.#fallback,
+      h('div', { class: 'as-notices' }, this.#optionNotices, this.#appNotices),
+      this.#body,
+      h('p', { class: 'as-foot' }, this.#fullLink, ' ', this.#status));
+    shadow.append(this.#root);
+    this.#root.addEventListener('attnscale:first-chart', () => { this.#fallback.hidden = true; });
+  }
+
+  /** The config in use (engine field names), or null before the engine is ready. */
+  get config() {
+    return this.#app ? this.#app.config : null;
+  }
+
+  connectedCallback() {
+    this.#fullLink.href = this.#fullPage();
+    this.#observer = new MutationObserver((records) => this.#attributesChanged(records));
+    this.#observer.observe(this, { attributes: true });
+    this.#colorScheme = matchMedia('(prefers-color-scheme: dark)');
+    this.#colorScheme.addEventListener('change', this.#redraw);
+    this.#mount(null);
+  }
+
+  disconnectedCallback() {
+    this.#observer?.disconnect();
+    this.#colorScheme?.removeEventListener('change', this.#redraw);
+    this.#generation += 1;
+    this.#app?.destroy();
+    this.#app = null;
+  }
+
+  #redraw = () => this.#app?.redraw();
+
+  /** Notices about panel / controls / theme (the app shows the config's own notices). */
+  #optionNoticeLists = { panel: [], controls: [], theme: [] };
+  #renderOptionNotices() {
+    const lines = Object.values(this.#optionNoticeLists).flat().map(noticeText);
+    this.#optionNotices.replaceChildren(...(lines.length ? [noticeBox(lines, 'warning', (box) => box.remove())] : []));
+  }
+
+  /** Builds (or rebuilds) the app: panels and controls from the attributes, state from `query`. */
+  async #mount(query) {
+    const gen = ++this.#generation;
+    this.#app?.destroy();
+    this.#app = null;
+    const client = getEngineClient();
+    const code = loadCharts(); // loads while the engine starts
+    code.catch(() => {});
+    let ready, mod;
+    try {
+      ready = await client.ready;
+    } catch (err) {
+      if (gen === this.#generation) this.#fail(`The compute engine could not start: ${err.message}`);
+      return;
+    }
+    try {
+      mod = await code;
+    } catch (err) {
+      if (gen === this.#generation) this.#fail(`The charts' code could not load: ${err?.name ?? 'Error'}: ${err?.message ?? err}`);
+      return;
+    }
+    if (gen !== this.#generation || !this.isConnected) return;
+    const { schema } = ready;
+    this.#charts = mod;
+    this.#schema = schema;
+    const { createApp, attributesToQuery, parsePanels, parseControls, parseTheme } = mod;
+    const attr = (n) => this.getAttribute(n);
+    const { panels, notices: panelNotices } = parsePanels(attr('panel'));
+    const { fields, notices: controlNotices } = parseControls(attr('controls'), schema);
+    const { notices: themeNotices } = parseTheme(attr('theme'));
+    this.#optionNoticeLists = { panel: panelNotices, controls: controlNotices, theme: themeNotices };
+    this.#renderOptionNotices();
+
+    const panelEls = {};
+    this.#panels.replaceChildren(...panels.map((name) => {
+      panelEls[name] = h('div', { 'data-panel': name, class: `as-panel as-panel-${name}` });
+      return panelEls[name];
+    }));
+    this.#panels.dataset.count = String(panels.length);
+    this.#controls.replaceChildren();
+    this.#controls.hidden = !fields;
+    this.#body.classList.toggle('has-controls', !!fields);
+
+    try {
+      const app = await createApp({
+        root: this.#root,
+        panels: panelEls,
+        controls: fields ? this.#controls : null,
+        controlFields: fields,
+        notices: this.#appNotices,
+        query: query ?? attributesToQuery(attr, schema),
+        presetHref: () => this.#fullPage(),
+        onConfigChange: (config, q) => {
+          this.#query = q;
+          this.#fullLink.href = `${this.#fullPage()}?${q}`;
+        },
+      });
+      if (gen !== this.#generation) { app.destroy(); return; }
+      this.#app = app;
+      const { info } = app;
+      this.#status.textContent = `Computed live by the attnscale engine (${info.simd ? 'WebAssembly SIMD' : 'WebAssembly, scalar'}).`;
+    } catch (err) {
+      // createApp has already put its notice in the element; the host page goes on.
+      if (gen === this.#generation) this.#status.textContent = '';
+    }
+  }
+
+  /** A message in place of the charts (the element's own children stay shown beside it). */
+  #fail(message) {
+    this.#root.dataset.state = 'failed';
+    this.#status.textContent = '';
+    this.#appNotices.replaceChildren(noticeBox([message], 'error', (b) => b.remove()));
+  }
+
+  /** Attribute changes: config fields apply in place; panel/controls rebuild; theme repaints. */
+  #attributesChanged(records) {
+    const names = new Set(records.map((r) => r.attributeName));
+    const schema = this.#schema;
+    const { attributeMap, attributeValue, parseTheme } = this.#charts ?? {};
+    if (!schema || !this.#app) {
+      // Still starting: start over, so that the attributes are read as a whole.
+      if (names.has('panel') || names.has('controls') || (schema && [...names].some((n) => attributeMap(schema).has(n)))) this.#mount(null);
+      return;
+    }
+    const attrs = attributeMap(schema);
+    const byName = new Map(schema.map((f) => [f.name, f]));
+    const defaults = schemaDefaults(schema, PAGE_LIMITS);
+    const partial = {};
+    for (const n of names) {
+      const field = attrs.get(n);
+      if (!field) continue;
+      const v = this.getAttribute(n);
+      partial[field] = v === null ? String(defaults[field]) : attributeValue(byName.get(field), v);
+    }
+    if ([...names].some((n) => OPTION_ATTRIBUTES.has(n))) {
+      // New panels or controls: rebuild, keeping the state (the current config plus the changed
+      // fields, which the rebuild reads with the URL's rules and notices).
+      const q = new URLSearchParams(serialize(this.#app.config, schema));
+      for (const [k, v] of Object.entries(partial)) q.set(k, v);
+      this.#mount(q.toString());
+      return;
+    }
+    if (names.has(PAGE_ATTRIBUTE)) this.#fullLink.href = `${this.#fullPage()}?${this.#query}`;
+    if (names.has('theme')) {
+      this.#optionNoticeLists.theme = parseTheme(this.getAttribute('theme')).notices;
+      this.#renderOptionNotices();
+      this.#app.redraw();
+    }
+    if (Object.keys(partial).length) this.#app.set(partial);
+  }
+}
+
+if (!customElements.get(TAG)) customElements.define(TAG, AttnScaleDemo);
+

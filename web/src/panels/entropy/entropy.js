@@ -1,0 +1,103 @@
+// Chart 3 — softmax entropy vs d_k for the three scalings (left axis, nats) with the ceiling
+// ln T (mean ln of visible keys: entropyMax), and on the right axis (0..1) the mean largest weight
+// per row and the fraction of saturated rows.
+import { panelFrame, log2Axis, axis, SWEEP_SCALES, SCALE_NAMES } from '../../charts/common.js';
+import { createSweepCharts } from '../../charts/sweep-chart.js';
+import { fmt, scaleLabel } from '../../ui/format.js';
+import { PANEL_META } from '../meta.js';
+
+export const meta = PANEL_META.entropy;
+
+export function mount(el, ctx = {}) {
+  let cfg = null, result = null;
+  const frame = panelFrame(el, {
+    name: 'entropy',
+    title: 'Softmax entropy and saturation vs d_k',
+    description: 'How spread out each attention row is (entropy, left axis) and how concentrated (largest weight and saturated rows, right axis).',
+    legend: [
+      ...SWEEP_SCALES.map((s) => ({ color: `c-${s}`, label: SCALE_NAMES[s] })),
+      { color: 'fg', label: 'entropy (left)' },
+      { color: 'fg', label: 'mean max weight (right)', dash: 'dashed' },
+      { color: 'fg', label: 'saturated rows (right)', dash: 'dotted' },
+      { color: 'c-theory', label: 'ceiling ln T', dash: 'dashed' },
+      { color: 'c-current', label: 'current d_k (dot: current entropy)', dash: 'dotted' },
+    ],
+    readouts: [
+      { stat: 'entropy', label: 'entropy (nats)' },
+      { stat: 'entropyMax', label: 'ceiling ln T' },
+      { stat: 'maxWeight', label: 'mean max weight' },
+      { stat: 'saturatedFraction', label: 'saturated rows' },
+    ],
+    exports: {
+      png: () => [{ u: chart.u }],
+      csv: () => {
+        const rows = [['scale', 'dk', 'entropy', 'entropyMax', 'maxWeight', 'saturatedFraction']];
+        for (const [s, p] of store.points()) rows.push([s, p.dk, p.entropy, p.entropyMax, p.maxWeight, p.saturatedFraction]);
+        return { rows };
+      },
+    },
+  });
+
+  const sweep = createSweepCharts(el, frame, {
+    name: 'entropy',
+    ctx,
+    gapValue: (p) => p.entropy,
+    onDone: () => summarize(),
+  });
+  const { store } = sweep;
+  const chart = sweep.chart(frame.body, {
+    label: 'Softmax entropy, max weight and saturated-row fraction against d_k for three scalings',
+    scales: {
+      x: { time: false, distr: 3, log: 2 },
+      y: { range: (u, lo, hi) => [0, Math.max(hi, 0.1) * 1.06] },
+      p: { range: [0, 1.02] },
+    },
+    axes: [
+      log2Axis('d_k'),
+      axis({ label: 'entropy (nats)', scale: 'y', size: 50 }),
+      axis({ label: 'weight / fraction', scale: 'p', side: 1, size: 50, grid: { show: false } }),
+    ],
+    layers: [
+      { name: 'entropy', value: (p) => p.entropy, width: 2, scale: 'y', points: true },
+      { name: 'max weight', value: (p) => p.maxWeight, width: 1.5, dash: [7, 4], scale: 'p' },
+      { name: 'saturated', value: (p) => p.saturatedFraction, width: 1.5, dash: [2, 3], scale: 'p' },
+    ],
+    // ln T does not depend on the scaling: take it from whichever scaling has the point.
+    extra: [{
+      series: { label: 'ln T', stroke: (u) => u.pal.theory, width: 1.25, dash: [6, 4], scale: 'y', points: { show: false } },
+      column: (st, dks) => dks.map((dk) => SWEEP_SCALES.map((s) => st.column(s, [dk], (p) => p.entropyMax)[0]).find((v) => v !== null) ?? null),
+    }],
+    marker: { field: 'entropy' },
+  });
+
+  /** Text alternative: the current entropy and saturation, and saturation at the largest d_k swept. */
+  function summarize() {
+    if (!cfg || !result) return;
+    const pct = (v) => (Number.isFinite(v) ? `${fmt(100 * v, 3)}%` : 'undefined');
+    const dks = store.stale ? [] : store.dks();
+    const last = dks[dks.length - 1];
+    const ends = last ? SWEEP_SCALES.map((s) => `${SCALE_NAMES[s]} ${pct(store.column(s, [last], (p) => p.saturatedFraction)[0] ?? NaN)}`).join(', ') : '';
+    frame.setSummary(`Softmax entropy ${fmt(result.entropy, 3)} of at most ${fmt(result.entropyMax, 3)} nats at d_k = ${cfg.dk} with scaling ${scaleLabel(cfg.scale)}; `
+      + `${pct(result.saturatedFraction)} of rows saturated.` + (ends ? ` Saturated rows at d_k = ${last}: ${ends}.` : ''));
+  }
+
+  return {
+    update(r, c) {
+      result = r;
+      cfg = c;
+      frame.setStats(r);
+      frame.caption.textContent = Number.isFinite(r.entropy)
+        ? `Current: d_k = ${c.dk}, scaling ${scaleLabel(c.scale)}: entropy ${fmt(r.entropy, 3)} of at most ${fmt(r.entropyMax, 3)} nats; `
+          + `the largest weight of a row averages ${fmt(r.maxWeight, 3)}; ${fmt(100 * r.saturatedFraction, 3)}% of rows are saturated.`
+        : `Current: d_k = ${c.dk}, scaling ${scaleLabel(c.scale)}: the weights contain NaN or infinite values, so entropy and saturation are undefined (see the precision panel).`;
+      sweep.setCurrent(r, c);
+      summarize();
+    },
+    sweepReset: sweep.sweepReset,
+    sweepPoints: sweep.sweepPoints,
+    sweepDone: sweep.sweepDone,
+    sweepFailed: sweep.failed,
+    redraw: sweep.redraw,
+    destroy: sweep.destroy,
+  };
+}

@@ -1,0 +1,186 @@
+// Chart 5 — attention heatmap of the current setting: row = query, column = key, colour = weight
+// on a log scale. The image is painted into the plot area of a uPlot (its axes give the indices);
+// a second small uPlot carries the colour scale. Non-finite weights (NaN/±inf) have their own
+// colour; masked (exactly zero) weights another. Large T is max-pooled in the Worker.
+import { panelFrame, createChart, axis, drawImageInPlot } from '../../charts/common.js';
+import { fmt, axisNum, scaleLabel } from '../../ui/format.js';
+import { PANEL_META } from '../meta.js';
+
+export const meta = PANEL_META.heatmap;
+
+export const FLOOR = 1e-4; // weights below this (including an underflowed 0) share the darkest colour
+// viridis, 9 stops
+const STOPS = [[68, 1, 84], [71, 44, 122], [59, 81, 139], [44, 113, 142], [33, 144, 141], [39, 173, 129], [92, 200, 99], [170, 220, 50], [253, 231, 37]];
+
+export function rampRgb(t) {
+  const x = Math.min(1, Math.max(0, t)) * (STOPS.length - 1);
+  const i = Math.min(STOPS.length - 2, Math.floor(x));
+  const f = x - i;
+  const a = STOPS[i], b = STOPS[i + 1];
+  return [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f];
+}
+
+/**
+ * rampRgb(t) written to the pixel bytes out[o], out[o + 1], out[o + 2] of an ImageData: no array
+ * per pixel. Only ever called with a Uint8ClampedArray, which keeps its element stores fast.
+ */
+function rampInto(out, o, t) {
+  const x = Math.min(1, Math.max(0, t)) * (STOPS.length - 1);
+  const i = Math.min(STOPS.length - 2, Math.floor(x));
+  const f = x - i;
+  const a = STOPS[i], b = STOPS[i + 1];
+  out[o] = a[0] + (b[0] - a[0]) * f;
+  out[o + 1] = a[1] + (b[1] - a[1]) * f;
+  out[o + 2] = a[2] + (b[2] - a[2]) * f;
+}
+const LOG_FLOOR = Math.log10(FLOOR); // once, not per cell (the same value every time)
+export const tOf = (p) => (Math.log10(Math.max(p, FLOOR)) - LOG_FLOOR) / -LOG_FLOOR;
+
+function cssRgb(color) {
+  const m = /^#([0-9a-f]{6})$/i.exec(color);
+  if (!m) return [255, 0, 255];
+  const n = parseInt(m[1], 16);
+  return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+}
+
+export function mount(el, ctx = {}) {
+  let result = null, cfg = null;
+  let image = null; // canvas side×side
+  let imgData = null;
+  const frame = panelFrame(el, {
+    name: 'heatmap',
+    title: 'Attention weights',
+    description: 'The softmax weights of the current setting: one row per query, one column per key.',
+    legend: [
+      { color: 'c-nonfinite', label: 'non-finite (NaN or ±inf)', kind: 'box' },
+      { color: 'c-masked', label: 'masked (causal)', kind: 'box' },
+    ],
+    readouts: [
+      { stat: 'maxWeight', label: 'mean max weight' },
+      { stat: 'entropy', label: 'entropy (nats)' },
+      { stat: 'nonFinite.weights', label: 'non-finite weights' },
+    ],
+    exports: {
+      png: () => [{ u: chart.u }, { u: bar.u, title: 'weight (log scale)' }],
+      csv: () => {
+        const rows = [];
+        if (result) {
+          const { side, block, data } = result.heatmap;
+          rows.push([`# ${side}x${side} cells; each cell = largest weight of a ${block}x${block} block of the ${cfg.seqLen}x${cfg.seqLen} matrix; rows = queries`]);
+          for (let i = 0; i < side; i++) rows.push(Array.from(data.subarray(i * side, (i + 1) * side)));
+        }
+        return { rows };
+      },
+    },
+  });
+
+  const chart = createChart(frame.body, {
+    label: 'Heatmap of attention weights, queries down, keys across',
+    layerOnly: true,
+    aspect: (w) => w - 10, // square plot area (y axis 50 px wide, x axis 40 px tall)
+    minH: 200,
+    maxH: 560,
+    maxW: 560,
+    makeOpts: () => ({
+      scales: { x: { time: false, range: () => [0, cfg?.seqLen ?? 1] }, y: { range: () => [0, cfg?.seqLen ?? 1], dir: -1 } },
+      axes: [axis({ label: 'key index', side: 2, size: 40 }), axis({ label: 'query index', side: 3, size: 50, scale: 'y' })],
+      series: [{}, { label: 'frame', stroke: 'transparent', points: { show: false } }],
+    }),
+    data: [[0, 1], [0, 1]],
+    onDraw: (u) => {
+      if (!image) return;
+      drawImageInPlot(u, image);
+      ctx.onDrawn?.('heatmap');
+    },
+  });
+
+  const barCaption = document.createElement('p');
+  barCaption.className = 'subchart';
+  barCaption.textContent = 'Colour scale: weight, log scale';
+  frame.body.append(barCaption);
+  const bar = createChart(frame.body, {
+    label: 'Colour scale of the heatmap: weights from 0.0001 to 1 on a log scale',
+    aspect: 0.1,
+    minH: 56,
+    maxH: 60,
+    maxW: 560,
+    makeOpts: () => ({
+      padding: [4, 16, 0, 28],
+      scales: { x: { time: false, distr: 3, log: 10, range: [FLOOR, 1] }, y: { range: [0, 1] } },
+      axes: [axis({ size: 26, grid: { show: false }, values: (u, sp) => sp.map((v) => (v == null ? '' : v <= FLOOR ? '≤ 1e-4' : axisNum(v))) }), { show: false }],
+      series: [{}, { stroke: 'transparent', points: { show: false } }],
+    }),
+    data: [[FLOOR, 1], [0, 1]],
+    onDraw: (u) => {
+      const { ctx: c, bbox } = u;
+      const w = Math.max(1, Math.round(bbox.width));
+      const img = c.createImageData(w, 1);
+      for (let i = 0; i < w; i++) {
+        const [r, g, b] = rampRgb(i / (w - 1));
+        img.data.set([r, g, b, 255], i * 4);
+      }
+      const tmp = document.createElement('canvas');
+      tmp.width = w;
+      tmp.height = 1;
+      tmp.getContext('2d').putImageData(img, 0, 0);
+      c.save();
+      c.imageSmoothingEnabled = true;
+      c.drawImage(tmp, bbox.left, bbox.top, bbox.width, bbox.height);
+      c.restore();
+    },
+  });
+
+  function paint() {
+    if (!result) return;
+    const { side, data } = result.heatmap;
+    const pal = chart.u.pal;
+    const nonFin = cssRgb(pal.nonfinite);
+    const masked = cssRgb(pal.masked);
+    if (!image || image.width !== side) {
+      image = document.createElement('canvas');
+      image.width = side;
+      image.height = side;
+    }
+    const c = image.getContext('2d');
+    if (!imgData || imgData.width !== side) imgData = c.createImageData(side, side);
+    const img = imgData;
+    const px = img.data;
+    // Masked = above the diagonal under a causal mask (a whole block, when pooled). A weight that
+    // is 0 for any other reason (exp underflow) is just the smallest weight: the darkest colour.
+    const causal = !!cfg?.causal;
+    for (let i = 0; i < data.length; i++) {
+      const v = data[i];
+      const row = (i / side) | 0, col = i - row * side;
+      const o = 4 * i;
+      if ((causal && col > row) || !Number.isFinite(v)) {
+        const rgb = causal && col > row ? masked : nonFin;
+        px[o] = rgb[0]; px[o + 1] = rgb[1]; px[o + 2] = rgb[2];
+      } else rampInto(px, o, tOf(v));
+      px[o + 3] = 255;
+    }
+    c.putImageData(img, 0, 0);
+  }
+
+  return {
+    update(r, c) {
+      result = r;
+      cfg = c;
+      paint();
+      frame.setStats(r);
+      const { side, block } = r.heatmap;
+      frame.caption.textContent = block > 1
+        ? `T = ${c.seqLen} is shown as ${side}×${side} cells; each cell shows the largest weight of its ${block}×${block} block (a cell is non-finite if any weight in it is).`
+        : `All ${c.seqLen}×${c.seqLen} weights, one cell each.`;
+      // Same T: same axes, only the image changed.
+      if (chart.u.data[0][1] === c.seqLen) chart.redrawLayer();
+      else chart.setData([[0, c.seqLen], [0, c.seqLen]]);
+      const bad = r.nonFinite?.weights ?? 0;
+      frame.setSummary(`Attention weights, ${c.seqLen} × ${c.seqLen}, at d_k = ${c.dk} with scaling ${scaleLabel(c.scale)}${c.causal ? ', causal mask' : ''}: `
+        + `a row's largest weight averages ${fmt(r.maxWeight, 3)}; ${fmt(100 * r.saturatedFraction, 3)}% of rows put more than 0.99 on one key`
+        + (bad ? `; ${fmt(bad)} weights are NaN or infinite.` : '.'));
+    },
+    // The full redraw reads the new theme's colours first; the image is then painted with them.
+    redraw: () => { chart.redraw(); paint(); chart.redrawLayer(); bar.redraw(); },
+    destroy: () => { chart.destroy(); bar.destroy(); },
+  };
+}

@@ -1,0 +1,148 @@
+// Chapter 8 — the scaling schemes against d_k, on a fixed setup (T = 128, d_k = 2…2048, seed 1):
+// plain scalings, QK-norm (RMS or layer norm of each q and k row) before 1/√d_k, and the soft-cap
+// of 50, each measured under three sampling assumptions (i.i.d.; mean 1 and std 2; the same with
+// correlation 0.5). One chart per assumption; the reader picks the statistic shown.
+import { panelFrame, logYAxis, axis } from '../../charts/common.js';
+import { createStudy, studyChart } from '../../charts/study.js';
+import { h } from '../../ui/dom.js';
+import { fmt } from '../../ui/format.js';
+import { PANEL_META } from '../meta.js';
+
+export const meta = PANEL_META.schemes;
+
+export const SCHEMES_SETUP = Object.freeze({ seqLen: 128, seed: 1, dks: [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048] });
+const LAST = SCHEMES_SETUP.dks[SCHEMES_SETUP.dks.length - 1];
+
+export const CONDITIONS = [
+  { id: 'iid', title: 'i.i.d. N(0, 1)', set: { mean: 0, std: 1, correlation: 0 } },
+  { id: 'shifted', title: 'mean 1, std 2', set: { mean: 1, std: 2, correlation: 0 } },
+  { id: 'correlated', title: 'mean 1, std 2, correlation 0.5', set: { mean: 1, std: 2, correlation: 0.5 } },
+];
+
+// Each task samples once and measures its scalings on the same Q, K (engine.sweepScalesJob).
+const TASKS = [
+  { cfg: {}, scales: ['none', 'sqrt', 'linear'] },
+  { cfg: { qkNorm: 'rms' }, scales: ['sqrt'] },
+  { cfg: { qkNorm: 'layer' }, scales: ['sqrt'] },
+  { cfg: { softcap: 50 }, scales: ['none', 'sqrt'] },
+];
+
+export const SCHEMES = [
+  { id: 'none', label: 'no scaling', task: 0, key: 'none', color: 'none' },
+  { id: 'sqrt', label: '1/√d_k', task: 0, key: 'sqrt', color: 'sqrt' },
+  { id: 'linear', label: '1/d_k (μP)', task: 0, key: 'linear', color: 'linear' },
+  { id: 'rms', label: 'RMS-norm q, k, then 1/√d_k', task: 1, key: 'sqrt', color: 'v2', dash: [9, 4] },
+  { id: 'layer', label: 'layer-norm q, k, then 1/√d_k', task: 2, key: 'sqrt', color: 'custom', dash: [3, 3] },
+  { id: 'capNone', label: 'no scaling, soft-cap 50', task: 3, key: 'none', color: 'warn', dash: [12, 3, 2, 3] },
+  { id: 'capSqrt', label: '1/√d_k, soft-cap 50', task: 3, key: 'sqrt', color: 'raw', dash: [2, 2], width: 3 },
+];
+
+const METRICS = [
+  { id: 'sigma', label: 'σ of the logits', field: 'logitStd', log: true },
+  { id: 'max', label: 'largest logit', field: 'logitMax', log: true },
+  { id: 'entropy', label: 'entropy (nats)', field: 'entropy', log: false },
+];
+
+const LN_T = Math.log(SCHEMES_SETUP.seqLen);
+
+export function mount(el, ctx = {}) {
+  let metric = METRICS[0];
+  const tasks = CONDITIONS.flatMap((cond) => TASKS.map((t) => ({
+    over: 'dk', cfg: { seqLen: SCHEMES_SETUP.seqLen, seed: SCHEMES_SETUP.seed, ...cond.set, ...t.cfg }, xs: SCHEMES_SETUP.dks, scales: t.scales,
+  })));
+  const point = (ci, s, dk) => study.get(ci * TASKS.length + s.task, s.key, dk);
+
+  const frame = panelFrame(el, {
+    name: 'schemes',
+    title: PANEL_META.schemes.title,
+    description: `Fixed setup: T = ${SCHEMES_SETUP.seqLen}, d_k = 2…${LAST}, seed ${SCHEMES_SETUP.seed}, fp32; measured once, not the page's setting.`,
+    legend: [
+      ...SCHEMES.map((s) => ({ color: `c-${s.color}`, label: s.label, dash: s.dash ? 'dashed' : 'solid' })),
+      { color: 'c-theory', label: 'ceiling ln T (entropy)', dash: 'dotted' },
+    ],
+    readouts: [
+      { stat: 'schemes.shiftedSqrt', label: `σ, mean 1 std 2, 1/√d_k (d_k ${LAST})` },
+      { stat: 'schemes.shiftedRms', label: 'σ, mean 1 std 2, RMS-norm' },
+      { stat: 'schemes.shiftedLayer', label: 'σ, mean 1 std 2, layer-norm' },
+      { stat: 'schemes.shiftedRmsMean', label: 'mean logit, mean 1 std 2, RMS-norm' },
+      { stat: 'schemes.shiftedLayerMean', label: 'mean logit, mean 1 std 2, layer-norm' },
+      { stat: 'schemes.correlatedLayer', label: 'σ, correlation 0.5, layer-norm' },
+      { stat: 'schemes.correlatedSqrtMax', label: 'largest logit, correlation 0.5, 1/√d_k' },
+      { stat: 'schemes.correlatedLinearMax', label: 'largest logit, correlation 0.5, 1/d_k' },
+    ],
+    exports: {
+      png: () => charts.map((c, i) => ({ u: c.c.u, title: `${metric.label} vs d_k, ${CONDITIONS[i].title}` })),
+      csv: () => {
+        const rows = [['assumption', 'scheme', 'dk', 'logitStd', 'logitMean', 'logitMax', 'entropy', 'maxWeight', 'normLogitStd', 'rawLogitStd']];
+        CONDITIONS.forEach((cond, ci) => SCHEMES.forEach((s) => SCHEMES_SETUP.dks.forEach((dk) => {
+          const p = point(ci, s, dk);
+          if (p) rows.push([cond.id, s.id, dk, p.logitStd, p.logitMean, p.logitMax, p.entropy, p.maxWeight, p.normLogitStd, p.rawLogitStd]);
+        })));
+        return { rows };
+      },
+    },
+  });
+
+  const buttons = METRICS.map((m) => h('button', {
+    type: 'button', class: 'btn small', 'aria-pressed': String(m === metric), text: m.label,
+    onclick: () => { metric = m; for (const b of buttons) b.setAttribute('aria-pressed', String(b === buttons[METRICS.indexOf(m)])); rebuild(); },
+  }));
+  frame.body.append(h('div', { class: 'metric-switch', role: 'group', 'aria-label': 'Statistic shown' }, h('span', { text: 'Show:' }), ...buttons));
+  const grid = h('div', { class: 'study-charts' });
+  frame.body.append(grid);
+
+  let charts = [];
+  function rebuild() {
+    for (const c of charts) c.c.destroy();
+    grid.replaceChildren();
+    charts = CONDITIONS.map((cond, ci) => {
+      const cell = h('div', {}, h('h4', { class: 'subchart', text: cond.title }));
+      grid.append(cell);
+      const series = SCHEMES.map((s) => ({ ...s, value: (dk) => point(ci, s, dk)?.[metric.field] }));
+      if (metric.id === 'entropy') series.push({ label: 'ln T', color: 'theory', dash: [2, 3], width: 1.25, value: () => LN_T });
+      return studyChart(cell, {
+        label: `${metric.label} against d_k for seven scaling schemes, ${cond.title}`,
+        xLabel: 'd_k',
+        xs: SCHEMES_SETUP.dks,
+        yScale: metric.log ? { distr: 3, log: 10 } : { range: [0, LN_T * 1.05] },
+        yAxis: metric.log ? logYAxis(metric.label) : axis({ label: metric.label, size: 50 }),
+        series,
+        aspect: 0.8,
+        onDraw: () => { if (study?.done) ctx.onDrawn?.('schemes'); },
+      });
+    });
+    draw();
+  }
+
+  function draw() {
+    for (const c of charts) c.draw();
+  }
+
+  function summarize() {
+    const at = (ci, id, f = 'logitStd') => point(ci, SCHEMES.find((s) => s.id === id), LAST)?.[f];
+    const stats = {
+      shiftedSqrt: at(1, 'sqrt'), shiftedRms: at(1, 'rms'), shiftedLayer: at(1, 'layer'),
+      shiftedRmsMean: at(1, 'rms', 'logitMean'), shiftedLayerMean: at(1, 'layer', 'logitMean'),
+      correlatedLayer: at(2, 'layer'), correlatedSqrtMax: at(2, 'sqrt', 'logitMax'), correlatedLinearMax: at(2, 'linear', 'logitMax'),
+    };
+    frame.setStats({ schemes: stats });
+    frame.caption.textContent = `At d_k = ${LAST}, mean 1 and std 2: σ of the logits ${fmt(stats.shiftedSqrt, 3)} with 1/√d_k alone, `
+      + `${fmt(stats.shiftedRms, 3)} after RMS-norm, ${fmt(stats.shiftedLayer, 3)} after layer-norm; with correlation 0.5 the layer-normed σ is `
+      + `${fmt(stats.correlatedLayer, 3)}, and the largest logit is ${fmt(stats.correlatedSqrtMax, 3)} with 1/√d_k against ${fmt(stats.correlatedLinearMax, 3)} with 1/d_k.`;
+    frame.setSummary(frame.caption.textContent);
+  }
+
+  const study = createStudy(el, frame, {
+    ctx,
+    tasks,
+    slot: 0,
+    onPoints: draw,
+    onDone: () => { summarize(); draw(); },
+  });
+  rebuild();
+
+  return {
+    redraw: () => { for (const c of charts) c.c.redraw(); },
+    destroy: () => { study.close(); for (const c of charts) c.c.destroy(); },
+  };
+}
