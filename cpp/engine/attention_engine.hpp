@@ -1,13 +1,13 @@
 // The measurement engine: samples Q, K, V and an upstream gradient G, runs attention forward and
 // backward with the configured scaling, precision and softmax, and summarises what happened.
-// Work is done by PointJob (engine/point_job.hpp) in small steps over a Workspace of reused
-// buffers (no allocation per run once warm).
+// Work is done by PointJob (engine/point_job/point_job.hpp) in small steps over a Workspace of
+// reused buffers (no allocation per run once warm).
 #pragma once
 
 #include <vector>
 
 #include "config/config.hpp"
-#include "engine/point_job.hpp"
+#include "engine/point_job/point_job.hpp"
 #include "engine/run_result.hpp"
 #include "engine/workspace.hpp"
 

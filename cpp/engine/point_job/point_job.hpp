@@ -3,11 +3,14 @@
 //
 // Shared by every scaling of the point: sampling the new columns of Q, K, V, G; extending the fp32
 // products QKᵀ and GVᵀ (and, when some d_k >= T, the Gram matrices KKᵀ and QQᵀ) over them; the raw
-// logits' statistics. Per scaling: scaled logits, softmax
-// and its row statistics, the output check, the backward. A step covers a block of rows (or a
-// block of columns of the products) sized to a few milliseconds; every sum is accumulated in the
-// same order whatever the blocks, so results do not depend on where the work was split: a sweep
-// point equals `run` at that d_k bit for bit.
+// logits' statistics. Per scaling: scaled logits, softmax and its row statistics, the output
+// check, the backward. A step covers a block of rows (or a block of columns of the products) sized
+// to a few milliseconds; every sum is accumulated in the same order whatever the blocks, so
+// results do not depend on where the work was split: a sweep point equals `run` at that d_k bit
+// for bit.
+//
+// point_job.cpp plans the steps and runs them; shared_steps.cpp, forward_steps.cpp and
+// backward_steps.cpp hold what each step does.
 #pragma once
 
 #include <array>
@@ -32,7 +35,7 @@ enum class Phase { sampling, products, logits, softmax, output, backward, count 
 const char* phase_name(Phase p);
 using PhaseTimes = std::array<double, static_cast<int>(Phase::count)>;
 
-// Whether the gradient norms at (T, d_k) come from the Gram matrices (engine/point_job.cpp): a
+// Whether the gradient norms at (T, d_k) come from the Gram matrices (backward_steps.cpp): a
 // function of the shape (and of QK-norm, whose backward needs dQ̂ row by row) only, so run and
 // sweep take the same path.
 inline bool uses_gram(int seqLen, int dk, QkNorm norm) {
@@ -52,6 +55,12 @@ class PointJob {
   const PhaseTimes& phase_ms() const { return phaseMs_; }
 
  private:
+  // Columns of Q, K, V, G sampled and multiplied per block: sampling one block is one step (~8 ms
+  // at T = 2048 in wasm), and a packed Kᵀ block of T = 2048 is 2 MiB. (Each block loads and stores
+  // the products QKᵀ, GVᵀ and the Gram matrices once: 256 columns instead of 128 halve that
+  // traffic, ~3 % of a T = 1024 sweep.)
+  static constexpr int kBlockCols = 256;
+
   struct ScaleState {
     float scale = 1;
     LogitTransform transform;

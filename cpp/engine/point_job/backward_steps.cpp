@@ -1,0 +1,191 @@
+// The backward steps of one scaling: dS, then the gradient norms ‖dQ‖ and ‖dK‖ from the T × d_k
+// products or, for d_k >= T, from the Gram matrices; and the scaling's closing statistics.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "engine/point_job/point_job.hpp"
+#include "kernels/gemm.hpp"
+#include "kernels/panel_gemm.hpp"
+#include "kernels/qk_norm.hpp"
+#include "simd/batch.hpp"
+
+namespace attnscale {
+
+namespace {
+
+// Adds the count of exact zeros and of inf/NaN among x[0 … n) (per-lane counts in float are exact
+// below 2^24 per lane: n <= 2048).
+void count_zeros(const float* x, int n, std::uint64_t& zeros, std::uint64_t& nonFinite) {
+  constexpr int W = static_cast<int>(simd::W);
+  const simd::vf one(1.0f), none(0.0f);
+  simd::vf z(0.0f), bad(0.0f);
+  int j = 0;
+  for (; j + W <= n; j += W) {
+    const simd::vf v = simd::loadu(x + j);
+    z = z + simd::select(v == none, one, none);
+    bad = bad + simd::select(simd::isnan(v - v), one, none);
+  }
+  zeros += static_cast<std::uint64_t>(simd::reduce_add(z));
+  nonFinite += static_cast<std::uint64_t>(simd::reduce_add(bad));
+  for (; j < n; ++j) {
+    zeros += x[j] == 0.0f ? 1 : 0;
+    nonFinite += std::isfinite(x[j]) ? 0 : 1;
+  }
+}
+
+// Σ x² in double, in index order (so row blocks summed one after another give the same bits as
+// one pass over the whole matrix).
+double sum_squares(const float* x, std::size_t n) {
+  double sum = 0;
+  for (std::size_t i = 0; i < n; ++i) sum += static_cast<double>(x[i]) * x[i];
+  return sum;
+}
+
+// Σ_{j in rows, l <= j} w_jl · gram_jl · m_jl with w = 2 below the diagonal and 1 on it: the
+// rows' share of ⟨gram, m⟩ for symmetric gram and m, from their lower triangles. `m` holds rows
+// [r0, r1) with leading dimension r1; `gram` is T × T.
+double lower_inner(const float* gram, int T, const float* m, int r0, int r1) {
+  double sum = 0;
+  for (int j = r0; j < r1; ++j) {
+    const float* g = gram + static_cast<long>(j) * T;
+    const float* row = m + static_cast<long>(j - r0) * r1;
+    double below = 0;
+    for (int l = 0; l < j; ++l) below += static_cast<double>(g[l]) * row[l];
+    sum += 2 * below + static_cast<double>(g[j]) * row[j];
+  }
+  return sum;
+}
+
+}  // namespace
+
+// Backward of L = Σ O ⊙ G in fp32: dP = G Vᵀ, dZ = P ⊙ (dP − rowsum(P ⊙ dP)), dS = s dZ, then
+// the rows of dQ = dS K, of which only Σ dQ² is kept.
+void PointJob::ds_rows(int s, int r0, int r1) {
+  Workspace& ws = *ws_;
+  const Config& c = (*configs_)[s];
+  const int T = c.seqLen;
+  const float scale = state_.scale;
+  const LogitTransform& t = state_.transform;
+  ws.ds.resize(static_cast<std::size_t>(T) * T);
+  ws.slope.resize(T);
+  for (int i = r0; i < r1; ++i) {
+    const int n = visible_keys(i, T, c.causal);
+    const float* p = ws.p.data() + static_cast<std::size_t>(i) * T;
+    const float* dp = &ws.gradWeights[static_cast<std::size_t>(i) * T];
+    float r = 0;
+    for (int j = 0; j < n; ++j) r = r + p[j] * dp[j];
+    float* ds = ws.ds.data() + static_cast<std::size_t>(i) * T;
+    if (t.identityBeyondScale()) {
+      for (int j = 0; j < n; ++j) ds[j] = scale * (p[j] * (dp[j] - r));
+    } else {  // × ∂z/∂n beyond the scale: ℓ_i · (1 − tanh²)
+      float* rounded = ws.slope.data();
+      std::copy_n(logit_source().begin() + static_cast<std::size_t>(i) * T, n, rounded);
+      round_inplace(c.format, rounded, n);
+      logit_slopes(t, length_factor(t, n), rounded, rounded, n);
+      for (int j = 0; j < n; ++j) ds[j] = scale * (p[j] * (dp[j] - r) * rounded[j]);
+    }
+    std::fill(ds + n, ds + T, 0.0f);
+    count_zeros(ds, T, state_.dsZeros, state_.dsNonFinite);
+  }
+}
+
+// The Gram products may skip dS's exact zeros (a saturated softmax's rows are mostly 0) when dS
+// has no inf/NaN: then the result is the same bits (panel::multiply_rows).
+bool PointJob::sparse_ds() const {
+  const double T = ws_->seqLen;
+  return state_.dsNonFinite == 0 && static_cast<double>(state_.dsZeros) > 0.5 * T * T;
+}
+
+// Rows of dQ = dS K, of which only Σ dQ² is kept. With QK-norm: dQ̂ = dS K̂, then each row back
+// through its normalization.
+void PointJob::backward_q_rows(int s, int r0, int r1) {
+  Workspace& ws = *ws_;
+  const Config& c = (*configs_)[s];
+  const int T = c.seqLen, d = dk_;
+  const bool norm = c.qkNorm != QkNorm::none;
+  const std::size_t n = static_cast<std::size_t>(r1 - r0) * d;
+  ws.rowsA.resize(n);
+  ws.panel.resize(panel::multiply_rows_panel_floats(d, T));
+  panel::multiply_rows(r1 - r0, d, T, ws.ds.data() + static_cast<long>(r0) * T, T,
+                       norm ? ws.kn.data() : ws.k.data(), norm ? d : ws.cols, 1, ws.rowsA.data(), d,
+                       ws.panel.data());
+  if (norm)
+    for (int i = r0; i < r1; ++i)
+      normalize_row_backward(c.qkNorm, ws.qn.data() + static_cast<long>(i) * d, ws.qInv[i], d,
+                             ws.rowsA.data() + static_cast<long>(i - r0) * d);
+  state_.dqSquares += sum_squares(ws.rowsA.data(), n);
+}
+
+// Rows [r0, r1) of dSᵀ (once every row of dS is done), into z: the scaled logits are not read
+// again in this scaling.
+void PointJob::transpose_ds_rows(int r0, int r1) {
+  Workspace& ws = *ws_;
+  const int T = ws.seqLen;
+  transpose(T, r1 - r0, ws.ds.data() + r0, T, ws.z.data() + static_cast<long>(r0) * T, T);
+}
+
+// Rows of dK = dSᵀ Q.
+void PointJob::backward_k_rows(int s, int r0, int r1) {
+  Workspace& ws = *ws_;
+  const Config& c = (*configs_)[s];
+  const int T = c.seqLen, d = dk_;
+  const bool norm = c.qkNorm != QkNorm::none;
+  const std::size_t n = static_cast<std::size_t>(r1 - r0) * d;
+  ws.rowsA.resize(n);
+  ws.panel.resize(panel::multiply_rows_panel_floats(d, T));
+  const float* dsT = ws.z.data() + static_cast<long>(r0) * T;
+  panel::multiply_rows(r1 - r0, d, T, dsT, T, norm ? ws.qn.data() : ws.q.data(), norm ? d : ws.cols,
+                       1, ws.rowsA.data(), d, ws.panel.data());
+  if (norm)
+    for (int i = r0; i < r1; ++i)
+      normalize_row_backward(c.qkNorm, ws.kn.data() + static_cast<long>(i) * d, ws.kInv[i], d,
+                             ws.rowsA.data() + static_cast<long>(i - r0) * d);
+  state_.dkSquares += sum_squares(ws.rowsA.data(), n);
+}
+
+// For d_k >= T the gradient norms come from T × T Gram matrices instead of the T × d_k products:
+// ‖dQ‖² = ‖dS K‖² = ⟨KKᵀ, dSᵀdS⟩ and ‖dK‖² = ‖dSᵀ Q‖² = ⟨QQᵀ, dS dSᵀ⟩, 2T³ flops per scaling
+// instead of 4T²d_k. KKᵀ and QQᵀ accumulate across d_k like QKᵀ (shared by every scaling).
+// These steps form rows [r0, r1) of dSᵀdS (lower triangle).
+void PointJob::gram_q_rows(int r0, int r1) {
+  Workspace& ws = *ws_;
+  const int T = ws.seqLen, rows = r1 - r0;
+  ws.rowsA.resize(static_cast<std::size_t>(rows) * r1);
+  ws.panel.resize(panel::multiply_rows_panel_floats(r1, T));
+  const float* dsT = ws.z.data() + static_cast<long>(r0) * T;
+  panel::multiply_rows(rows, r1, T, dsT, T, ws.ds.data(), T, 1, ws.rowsA.data(), r1,
+                       ws.panel.data(), sparse_ds(), r0);
+  state_.dqSquares += lower_inner(ws.gramK.data(), T, ws.rowsA.data(), r0, r1);
+}
+
+// Rows [r0, r1) of dS dSᵀ (lower triangle) against QQᵀ.
+void PointJob::gram_k_rows(int r0, int r1) {
+  Workspace& ws = *ws_;
+  const int T = ws.seqLen, rows = r1 - r0;
+  ws.rowsA.resize(static_cast<std::size_t>(rows) * r1);
+  ws.panel.resize(panel::multiply_rows_panel_floats(r1, T));
+  // B = dSᵀ, read from its rows (z) so that packing copies rows instead of transposing.
+  panel::multiply_rows(rows, r1, T, ws.ds.data() + static_cast<long>(r0) * T, T, ws.z.data(), T, 1,
+                       ws.rowsA.data(), r1, ws.panel.data(), sparse_ds(), r0);
+  state_.dkSquares += lower_inner(ws.gramQ.data(), T, ws.rowsA.data(), r0, r1);
+}
+
+void PointJob::end_scale(int s) {
+  RunResult& out = results_[s];
+  RunStats& st = out.stats;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const bool online = (*configs_)[s].softmax == SoftmaxMode::online;
+  st.onlineMaxAbsDiff = online ? state_.outputDiff : nan;
+  st.nonFinite.output = state_.needOutput ? state_.outputNonFinite : 0;
+  const double entries = static_cast<double>(ws_->seqLen) * dk_;
+  // (The Gram form of a sum of squares can round below 0 when it is ~0.)
+  st.gradNormQ = std::sqrt(std::max(0.0, state_.dqSquares) / entries);
+  st.gradNormK = std::sqrt(std::max(0.0, state_.dkSquares) / entries);
+  st.firstNonFiniteStage = st.nonFinite.logits    ? Stage::logits
+                           : st.nonFinite.exp     ? Stage::exp
+                           : st.nonFinite.weights ? Stage::weights
+                           : st.nonFinite.output  ? Stage::output
+                                                  : Stage::none;
+}
+}  // namespace attnscale
