@@ -18,9 +18,10 @@ const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const EXEMPT = [/^CHANGELOG\.md$/, /(^|\/)package-lock\.json$/, /^tests\/fuzz\/corpus\//];
 
 export const PATTERNS = [
-  // "issue 12", "issues 12/13", "Issue #4" (the GitHub URL `…/attnscale/issues` has no number).
+  // The word issue or issues followed by a number, with or without '#' (the GitHub URL
+  // `…/attnscale/issues` in package.json has no number and passes).
   { name: 'an issue number', re: /\bissues?\s?#?[0-9]+/i },
-  // A numbered step of the work ("stop 3").
+  // A numbered step of the work: the word stop followed by a number.
   { name: 'a numbered work step', re: /\bstop\s+[0-9]+\b/i },
   // When a figure was taken, instead of what it is.
   { name: 'a dated measurement log', re: /\blast\s+run\s*:/i },
