@@ -5,6 +5,7 @@
 #
 #   bash build-scripts/flake-hunt.sh                # e2e ×10, the other suites ×5 each
 #   bash build-scripts/flake-hunt.sh --runs 3 --e2e-runs 3 --suites e2e,webkit-c
+#   bash build-scripts/flake-hunt.sh --jobs 2       # two suite runs at a time: more load, half the wall time
 #
 # Suites: e2e (Chromium), consumer (the npm package), firefox, webkit-c (LANG=C.UTF-8),
 # webkit-en (LANG=en_US.UTF-8). It uses the build in dist/ and build/ (run `npm run build` first;
@@ -15,12 +16,14 @@ cd "$(dirname "$0")/.."
 e2e_runs=10
 runs=5
 suites=e2e,consumer,firefox,webkit-c,webkit-en
+jobs=1
 while [ $# -gt 0 ]; do
   case $1 in
     --e2e-runs) e2e_runs=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --suites) suites=$2; shift 2 ;;
-    *) echo "usage: $0 [--e2e-runs N] [--runs N] [--suites a,b,…]" >&2; exit 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    *) echo "usage: $0 [--e2e-runs N] [--runs N] [--suites a,b,…] [--jobs J]" >&2; exit 2 ;;
   esac
 done
 
@@ -52,18 +55,35 @@ run_suite() { # run_suite <suite> <log> <failures.jsonl>
   esac
 }
 
+run_task() { # run_task <suite> <i> <n>
+  local suite=$1 i=$2 n=$3 start status
+  start=$(date +%s)
+  if run_suite "$suite" "$out/$suite-$i.log" "$out/$suite-$i.failures.jsonl" >/dev/null 2>"$out/$suite-$i.stderr"; then status=pass; else status=FAIL; fi
+  # A run that failed without a failing test (a crash, a hook that threw) still counts as failed.
+  [ "$status" = FAIL ] && [ ! -s "$out/$suite-$i.failures.jsonl" ] \
+    && printf '{"file":"","name":"(the run itself)","error":"exit status non-zero; see %s"}\n' "$out/$suite-$i.log" >> "$out/$suite-$i.failures.jsonl"
+  echo "[flake-hunt] $suite run $i/$n: $status ($(( $(date +%s) - start )) s)"
+}
+
 IFS=, read -r -a chosen <<< "$suites"
+pids=()
+hunt_start=$(date +%s)
 for suite in "${chosen[@]}"; do
   n=$runs
   [ "$suite" = e2e ] && n=$e2e_runs
   for i in $(seq 1 "$n"); do
-    start=$(date +%s)
-    if run_suite "$suite" "$out/$suite-$i.log" "$out/$suite-$i.failures.jsonl" >/dev/null 2>"$out/$suite-$i.stderr"; then status=pass; else status=FAIL; fi
-    # A run that failed without a failing test (a crash, a hook that threw) still counts as failed.
-    [ "$status" = FAIL ] && [ ! -s "$out/$suite-$i.failures.jsonl" ] \
-      && printf '{"file":"","name":"(the run itself)","error":"exit status non-zero; see %s"}\n' "$out/$suite-$i.log" >> "$out/$suite-$i.failures.jsonl"
-    echo "[flake-hunt] $suite run $i/$n: $status ($(( $(date +%s) - start )) s)"
+    # At most $jobs runs at once (the burner aside).
+    while [ ${#pids[@]} -ge "$jobs" ]; do
+      wait -n "${pids[@]}" || true
+      alive=()
+      for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive+=("$p"); done
+      pids=("${alive[@]}")
+    done
+    run_task "$suite" "$i" "$n" &
+    pids+=($!)
   done
 done
+[ ${#pids[@]} -eq 0 ] || wait "${pids[@]}" || true
+echo "[flake-hunt] $(( ($(date +%s) - hunt_start) / 60 )) min, ${jobs} run(s) at a time beside the CPU burner, on $(nproc) cores"
 
 node build-scripts/flake-table.mjs "$out" "$e2e_runs" "$runs" "${chosen[@]}" | tee "$out/table.md"
