@@ -1,0 +1,3 @@
+// attnscale/tensors: read a model's own q/k tensors from .npy or .safetensors files and pair them by layer.
+export { readTensorFile, readTensors } from './read-tensors.js';
+export { DK_RANGE, SEQ_LEN_RANGE, keyHeadFor, pairHeads } from './pair-heads.js';
