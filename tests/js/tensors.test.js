@@ -406,6 +406,7 @@ test('pairHeads rejects q/k sets that do not fit together, naming the problem an
     [{ q: t(4, 8), k: t(5, 8) }, "'q' and 'k' have different sequence lengths T (q: 4, k: 5)"],
     [{ q: t(4, 8), k: t(4, 16) }, "'q' and 'k' have different head dimensions d_k (q: 8, k: 16)"],
     [{ q: t(6, 4, 8), k: t(4, 4, 8) }, /^'q' has 6 heads, not a multiple of the 4 key heads of 'k'/],
+    [{ q: t(), k: t(4, 8) }, "'q' has rank 0, shape (); expected (T, d), (H, T, d) or (B, H, T, d)"],
     [{ q: t(8), k: t(8) }, "'q' has rank 1, shape (8,); expected (T, d), (H, T, d) or (B, H, T, d)"],
     [{ q: t(1, 1, 1, 4, 8), k: t(4, 8) }, /^'q' has rank 5/],
     [{ q: t(1, 8), k: t(1, 8) }, "sequence length T = 1 of 'q' is outside the engine's range 2…2048"],
