@@ -14,7 +14,7 @@ namespace attnscale {
 std::string format_number(double v) {
 #ifdef __EMSCRIPTEN__
   // JS's Number#toString is already the shortest text that reads back; printf's %g would pull
-  // musl's long-double formatting into the web component's download (~7 KB gzip, issue 13).
+  // musl's long-double formatting into the web component's download (~7 KB gzip).
   return emscripten::val(v).call<std::string>("toString");
 #else
   if (std::isnan(v)) return "NaN";

@@ -1,4 +1,4 @@
-// Ways newer models keep attention logits in range besides the 1/√d_k scale (issue 13):
+// Ways newer models keep attention logits in range besides the 1/√d_k scale:
 // normalizing q and k before the dot product (QK-norm: ViT-22B, Dehghani et al. 2023; OLMo 2,
 // 2024; Gemma 3, 2025), soft-capping the logits (Gemma 2, 2024) and multiplying them by s·ln n
 // for a row that sees n keys (Scalable-Softmax, Nakanishi 2025).
@@ -23,7 +23,7 @@ inline bool parse_qk_norm(std::string_view name, QkNorm& out) {
   return false;
 }
 
-// The ε under the square root of both normalizations (issue 13: mean(x²) + 1e-6).
+// The ε under the square root of both normalizations (mean(x²) + 1e-6, a common RMSNorm ε).
 inline constexpr float kQkNormEps = 1e-6f;
 
 }  // namespace attnscale

@@ -19,7 +19,8 @@ RunResult AttentionEngine::measure(const Config& c, bool keepMatrices) {
   job_.run_until(Clock::time_point::max());
   RunResult out = std::move(job_.results().front());
   // Buffers above kKeepBytes go back to the allocator, so that a large run and a large sweep one
-  // after the other in one engine peak at the larger of the two, not their sum (issue 12: 256 MB).
+  // after the other in one engine peak at the larger of the two, not their sum (the page's largest
+  // settings stay within 256 MiB of wasm memory).
   // The weights are copied out after the other buffers went (the copy would raise the peak).
   const bool release = workspace_.bytes() > kKeepBytes;
   RawFloats weights;

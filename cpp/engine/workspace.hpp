@@ -64,7 +64,7 @@ struct Workspace {
   std::vector<float> panel;                  // packed B panels of one k-block (multiply_rows)
   int vCols = 0;                             // V sampled whole (seqLen × vCols), only when the
   std::vector<float> v, scratch;             // output must be computed (online softmax)
-  // QK-norm (issue 13): q̂, k̂ (seqLen × d_k, rounded), their rows' 1/√(… + ε), q̂k̂ᵀ (T × T, fp32),
+  // QK-norm: q̂, k̂ (seqLen × d_k, rounded), their rows' 1/√(… + ε), q̂k̂ᵀ (T × T, fp32),
   // and one row of logit slopes for the backward of the length scale and soft-cap.
   std::vector<float> qn, kn, qInv, kInv, normLogits, slope;
 

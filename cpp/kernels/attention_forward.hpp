@@ -1,6 +1,6 @@
 // The plain attention forward O = softmax(Q Kᵀ · s) V for embedders and the benchmarks.
 //
-// fp32 (the fast path, issue 7): K (as Kᵀ) and V are packed once per call into column panels
+// fp32 (the fast path): K (as Kᵀ) and V are packed once per call into column panels
 // (kernels/panel_gemm.hpp). Query rows then go in blocks of 16; for each block:
 //   1. logits: Q_block · Kᵀ in 2-row × 4-vector register tiles, one Kᵀ panel at a time (the panel
 //      is reused by every row pair of the block); the tile's epilogue multiplies by s, stores the
@@ -31,8 +31,8 @@ struct ForwardShape {
   bool subtractMax;
   bool causal;
   Format format;
-  // Beyond the scale (issue 13; kernels/logit_transform.hpp, kernels/qk_norm.hpp): with any of
-  // these on, q and k rows are normalized first and the rounded path below is taken.
+  // Beyond the scale (kernels/logit_transform.hpp, kernels/qk_norm.hpp): with any of these on,
+  // q and k rows are normalized first and the rounded path below is taken.
   QkNorm qkNorm = QkNorm::none;
   double lengthScale = 0;
   float softcap = 0;

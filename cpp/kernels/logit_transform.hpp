@@ -1,8 +1,8 @@
-// What happens to a logit between q̂·k̂ and the softmax (issue 13), in fp32:
+// What happens to a logit between q̂·k̂ and the softmax, in fp32:
 //   z = round( cap( round(n) · scale · ℓ_i ) ),   ℓ_i = s · ln n_i,   cap(u) = c · tanh(u / c),
-// n the (normalized) dot product, n_i the keys row i sees. With s = 0 and c = 0 this is the
-// engine's z = round(round(n) · scale) of before, bit for bit. tanh and ln are simd/fast_math.hpp's
-// (no libm), so every build gives the same bits.
+// n the (normalized) dot product, n_i the keys row i sees. With s = 0 and c = 0 this is the plain
+// z = round(round(n) · scale), bit for bit. tanh and ln are simd/fast_math.hpp's (no libm), so
+// every build gives the same bits.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// QK-norm (issue 13): each query and key row normalized over its d components before q·k.
+// QK-norm: each query and key row normalized over its d components before q·k.
 //   rms:   x̂ = x / √(mean(x²) + ε)
 //   layer: x̂ = (x − mean x) / √(mean((x − mean x)²) + ε)
 // with ε = kQkNormEps, no gain and no bias (the trainer's copies add a learnable gain). Sums are

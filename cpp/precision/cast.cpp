@@ -1,4 +1,4 @@
-// round_inplace: the vectorized casts of cast_kernels.hpp over an array (issue 3).
+// round_inplace: the vectorized casts of cast_kernels.hpp over an array.
 #include <cstddef>
 
 #include "precision/cast_kernels.hpp"

@@ -1,10 +1,10 @@
-// Vectorized casts float32 -> format -> float32, round-to-nearest-even, on simd::vf (issue 3).
+// Vectorized casts float32 -> format -> float32, round-to-nearest-even, on simd::vf.
 //
 // Inline so fused kernels (attention pipeline, trainer) can round inside their loops. Each kernel
 // returns the float32 whose value is the format's value; it is bit-identical to round_reference()
 // (cast_reference.cpp, a separate plain implementation) in every build: native, wasm SIMD, scalar.
 //
-// Semantics (the issue's, made precise):
+// Semantics (each as the named library or standard defines it):
 //   bf16     PyTorch c10::round_to_nearest_even: RNE on the upper 16 bits, overflow -> +-inf,
 //            any NaN -> +qNaN 0x7FC0 (c10 drops the NaN's sign and payload).
 //   fp16     IEEE 754 binary16 RNE with subnormals; |x| >= 65520 -> +-inf. NaN -> quiet NaN keeping

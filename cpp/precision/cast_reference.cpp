@@ -1,4 +1,4 @@
-// round_reference: the plain scalar casts float32 -> format -> float32 (issue 3).
+// round_reference: the plain scalar casts float32 -> format -> float32.
 //
 // Written independently of the vectorized kernels (cast_kernels.hpp): it splits the input into
 // sign, exponent and integer significand, rounds the significand with an explicit guard/sticky

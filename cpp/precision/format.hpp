@@ -1,4 +1,4 @@
-// Number formats the engine emulates, and the casts float32 -> format -> float32 (issue 3).
+// Number formats the engine emulates, and the casts float32 -> format -> float32.
 #pragma once
 
 #include <cstddef>

@@ -1,10 +1,9 @@
-// The training panel's engine (issue 6): one attention layer trained side by side with the logit
-// scale s = 1 ("none"), 1/sqrt(d_k) ("sqrt"), 1/d_k ("linear") and, when set, a user multiplier
+// The training panel's engine: one attention layer trained side by side with the logit scale
+// s = 1 ("none"), 1/sqrt(d_k) ("sqrt"), 1/d_k ("linear") and, when set, a user multiplier
 // ("custom"). All copies start from the same initialisation and see the same batches.
-// Issue 13: the copies can be chosen (TrainConfig::copies). Each copy forms its logits as
-//   q^ = g_q * norm(q), k^ = g_k * norm(k)   (QK-norm, rms or layer, learnable gain init 1; or
-//   none) z = softcap_c(scale * q^.k^ * s ln T)     (softcap_c(u) = c tanh(u / c); each factor
-//   optional)
+// The copies can also be chosen (TrainConfig::copies). Each copy forms its logits as
+//   q^ = g_q * norm(q), k^ = g_k * norm(k)   QK-norm (rms or layer, learnable gain init 1) or none
+//   z = softcap_c(scale * q^.k^ * s ln T)      softcap_c(u) = c tanh(u / c); each factor optional
 // in that order, as the measurement engine does.
 //
 // ---------------------------------------------------------------------------------------------

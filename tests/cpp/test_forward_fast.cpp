@@ -1,4 +1,4 @@
-// The fp32 attention forward (issue 7) against its references: the panel GEMM against a plain
+// The fp32 attention forward against its references: the panel GEMM against a plain
 // loop (bit for bit), exp_nonpositive against std::exp, and AttentionForward against the float64
 // attention_forward_reference on awkward shapes (causal, T not a multiple of the row block or of
 // the panel width, d_k = 1, 3, 4096, with and without max subtraction), plus the non-finite paths.
@@ -124,7 +124,7 @@ TEST(ForwardFast, MatchesFloat64ReferenceOnAwkwardShapes) {
   }
 }
 
-// QK-norm, length scale and soft-cap (issue 13) take the rounded path with q̂, k̂ normalized in
+// QK-norm, length scale and soft-cap take the rounded path with q̂, k̂ normalized in
 // fp32: with s = 1/√d_k the logits are O(1)·s·ln T ≤ ~3, so the 1e-5 argument above holds with the
 // normalization's few ulp and tanh_fast's 2 ulp added.
 TEST(ForwardFast, LogitSchemesMatchFloat64Reference) {

@@ -1,4 +1,4 @@
-// QK-norm, length scaling and soft-capping (issue 13) in the engine: against the double
+// QK-norm, length scaling and soft-capping in the engine: against the double
 // reference, finite differences, the sweeps (bit for bit) and the properties each scheme promises.
 #include <gtest/gtest.h>
 

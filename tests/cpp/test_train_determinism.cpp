@@ -1,4 +1,4 @@
-// Determinism of the trainer (issue 6): same settings + seed -> the same bits.
+// Determinism of the trainer: same settings + seed -> the same bits.
 #include <gtest/gtest.h>
 
 #include <cinttypes>
@@ -145,7 +145,7 @@ TEST(TrainDeterminism, GoldenValuesSharedWithWasm) {
 
 namespace {
 
-// The five schemes of issue 13's findings (see cpp/train/FINDINGS.md), as CopySpec aggregates:
+// The five newer schemes of the findings (cpp/train/FINDINGS.md), as CopySpec aggregates:
 // { name, scaleMode, customScale, qkNorm, softcap, lengthScale }.
 std::vector<attnscale::CopySpec> newer_schemes() {
   using attnscale::QkNorm;

@@ -1,4 +1,4 @@
-// Gradient checks of the trainer (issues 6 and 13).
+// Gradient checks of the trainer, for every logit scheme.
 //  * The double reference's analytic gradient of every parameter against central finite
 //    differences of its own loss, for each logit scheme: the three scalings and a custom one,
 //    QK-norm (rms, layer, with its gains), soft-caps and the length factor.

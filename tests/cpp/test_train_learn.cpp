@@ -1,4 +1,4 @@
-// Learning test of the trainer (issue 6): the sqrt-scaled copy solves the recall task.
+// Learning test of the trainer: the sqrt-scaled copy solves the recall task.
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Config validation and API shape of the trainer (issue 6).
+// Config validation and API shape of the trainer.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -216,7 +216,7 @@ TEST(TrainValidate, DeterministicExpAndLogAreAccurate) {
   EXPECT_EQ(attnscale::train::det_log(0.0), -std::numeric_limits<double>::infinity());
 }
 
-// Chosen copies (issue 13): every bad entry is named by its index and field, with the range.
+// Chosen copies: every bad entry is named by its index and field, with the range.
 TEST(TrainValidate, CopiesAreCheckedOneByOne) {
   auto with = [](std::vector<attnscale::CopySpec> copies) {
     TrainConfig c;

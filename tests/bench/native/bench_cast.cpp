@@ -1,4 +1,4 @@
-// Cast throughput (issue 3): round_inplace (vectorized) vs a loop of round_reference, per format.
+// Cast throughput: round_inplace (vectorized) vs a loop of round_reference, per format.
 //
 // Prints one JSON line per (format, implementation) with the median elements/s over kRounds
 // repetitions of >= kMinRepSeconds each, and one line per format with the median same-round

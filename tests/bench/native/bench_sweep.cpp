@@ -1,4 +1,4 @@
-// Native profile of the d_k sweep (issue 12): one 13-point sweep (d_k = 1 … 4096) of one scaling
+// Native profile of the d_k sweep: one 13-point sweep (d_k = 1 … 4096) of one scaling
 // and of three scalings sharing the samples and products, at T = 256 and 1024, with the time per
 // phase. Prints one JSON object (tests/bench/bench.mjs reads it). Usage: bench_sweep [T ...]
 #include <cstdio>

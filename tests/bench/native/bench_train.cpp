@@ -1,4 +1,4 @@
-// Steps per second of the trainer (issue 6) at d_k 64, T 32, batch 16, Adam, all three copies
+// Steps per second of the trainer at d_k 64, T 32, batch 16, Adam, all three copies
 // (none, sqrt, linear), native build. Warm-up, then rounds of a fixed number of steps; prints the
 // median and the spread as one JSON line.
 #include <algorithm>
