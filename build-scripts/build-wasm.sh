@@ -2,7 +2,7 @@
 # Builds the two wasm variants (SIMD and scalar fallback) and copies them to web/generated/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export NODE_PATH=/usr/share/nodejs  # Debian's emscripten needs acorn from here (TOOLCHAIN.md)
+export NODE_PATH=/usr/share/nodejs  # Debian's emscripten links with the acorn found here
 mkdir -p web/generated
 for variant in simd scalar; do
   flag=ON; [ "$variant" = scalar ] && flag=OFF

@@ -18,7 +18,7 @@ constexpr int W = static_cast<int>(simd::W);
 constexpr int kBlock = 256;
 
 // A register tile of R rows × V vectors of C: 2 × 4 is the largest that fits 128-bit wasm without
-// spills (TOOLCHAIN.md: V8 keeps ~15 vector registers; SIMD128 has no FMA).
+// spills (V8 keeps ~15 vector registers; SIMD128 has no FMA).
 // `b` points at B(k0, j); consecutive k are bStep floats apart (B's ld, or 4W when packed).
 template <int R, int V>
 inline void tile(int i, int j, int k0, int k1, const MatrixView& A, const float* b, long bStep,

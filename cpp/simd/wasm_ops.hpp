@@ -1,5 +1,6 @@
 // The only raw intrinsics in the project: ops that xsimd 8.1's SSE4.1 path lowers badly to wasm
-// SIMD128 (see shared TOOLCHAIN.md). Everything else goes through batch.hpp.
+// SIMD128 (max and min become compare + select where wasm has one-op f32x4.pmax and pmin).
+// Everything else goes through batch.hpp.
 #pragma once
 
 #if defined(__wasm_simd128__) && !defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)

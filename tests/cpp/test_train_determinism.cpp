@@ -145,7 +145,7 @@ TEST(TrainDeterminism, GoldenValuesSharedWithWasm) {
 
 namespace {
 
-// The five newer schemes of the findings (cpp/train/FINDINGS.md), as CopySpec aggregates:
+// The five newer schemes of the training findings (docs/science.md), as CopySpec aggregates:
 // { name, scaleMode, customScale, qkNorm, softcap, lengthScale }.
 std::vector<attnscale::CopySpec> newer_schemes() {
   using attnscale::QkNorm;

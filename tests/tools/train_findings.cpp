@@ -1,4 +1,4 @@
-// Measures the table of cpp/train/FINDINGS.md, "Beyond 1/sqrt(d_k)": the three
+// Measures the table of docs/science.md, "QK-norm, soft-caps and s·ln T in training": the three
 // scalings and the five newer schemes trained side by side (one Trainer, so every copy starts
 // from the same parameters and sees the same batches), T 32, batch 16, Adam 1e-3, fp32,
 // 500 steps, seeds 1-3, d_k 16/64/256, at initScale 1 and 2.
