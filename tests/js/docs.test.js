@@ -2,7 +2,7 @@
 // checked against the files, package.json, the engine's real schema and results, and the
 // hand-written declarations.
 //   - every relative link reaches a file, and every #anchor a heading (GitHub's slugs);
-//   - every `npm run X` is a script;
+//   - every `npm run X` is a script, and every path of the tree named in code exists;
 //   - docs/api.md lists every config field (with the schema's type, range and default), every
 //     member of Engine, SweepJob and Trainer, every export and every field `run` returns; and
 //     every name its checked tables list exists;
@@ -192,6 +192,22 @@ describe('links and anchors', () => {
     assert.equal(githubSlug('Low precision: where run rounds'), 'low-precision-where-run-rounds');
     assert.equal(githubSlug('Steps — one by one (×2)'), 'steps--one-by-one-2');
   });
+});
+
+test('every path of the tree that the docs name in code exists', () => {
+  // `cpp/config/config.cpp`, `web/src/ui/controls.js`, `tests/e2e/`: written relative to the
+  // repository's root. Outputs (build/, dist/, tests/output/) and placeholders (NAME) are not in the tree.
+  const problems = [];
+  for (const file of DOCS) {
+    proseLines(read(file)).forEach((line, i) => {
+      for (const span of line.matchAll(/`([^`\s]+)`/g)) {
+        const path = span[1].replace(/[),.:;]+$/, '');
+        if (!/^(cpp|web|tests|build-scripts|docs|\.github|\.ci)\/[\w./-]*$/.test(path) || /NAME|\*|^tests\/output\//.test(path)) continue;
+        if (!existsSync(join(repoRoot, path))) problems.push(`${file}:${i + 1}: ${path}`);
+      }
+    });
+  }
+  assert.deepEqual(problems, []);
 });
 
 test('every `npm run X` in the docs is a script of package.json, and npm start / npm test exist', () => {
