@@ -5,9 +5,9 @@
 #include <limits>
 #include <type_traits>
 
-#include "kernels/gemm.hpp"
+#include "gemm/gemm.hpp"
+#include "gemm/panel_gemm.hpp"
 #include "kernels/logit_transform.hpp"
-#include "kernels/panel_gemm.hpp"
 #include "kernels/qk_norm.hpp"
 #include "kernels/softmax_row.hpp"
 #include "simd/batch.hpp"

@@ -1,7 +1,7 @@
 // The plain attention forward O = softmax(Q Kᵀ · s) V for embedders and the benchmarks.
 //
 // fp32 (the fast path): K (as Kᵀ) and V are packed once per call into column panels
-// (kernels/panel_gemm.hpp). Query rows then go in blocks of 16; for each block:
+// (gemm/panel_gemm.hpp). Query rows then go in blocks of 16; for each block:
 //   1. logits: Q_block · Kᵀ in 2-row × 4-vector register tiles, one Kᵀ panel at a time (the panel
 //      is reused by every row pair of the block); the tile's epilogue multiplies by s, stores the
 //      block's logits (16 × T floats, cache-resident: no T×T matrix is ever written) and folds

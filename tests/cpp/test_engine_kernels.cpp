@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels/gemm.hpp"
+#include "gemm/gemm.hpp"
 #include "kernels/softmax_row.hpp"
 #include "reference/reference_run.hpp"
 #include "rng/counter_normal.hpp"

@@ -10,8 +10,8 @@
 #include <tuple>
 #include <vector>
 
+#include "gemm/panel_gemm.hpp"
 #include "kernels/attention_forward.hpp"
-#include "kernels/panel_gemm.hpp"
 #include "simd/fast_math.hpp"
 
 namespace attnscale {

@@ -10,9 +10,9 @@
 
 #include "config/config.hpp"
 #include "engine/attention_engine.hpp"
-#include "kernels/gemm.hpp"
+#include "gemm/gemm.hpp"
+#include "gemm/panel_gemm.hpp"
 #include "kernels/online_softmax.hpp"
-#include "kernels/panel_gemm.hpp"
 #include "rng/counter_normal.hpp"
 
 namespace attnscale {

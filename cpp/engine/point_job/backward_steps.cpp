@@ -5,8 +5,8 @@
 #include <limits>
 
 #include "engine/point_job/point_job.hpp"
-#include "kernels/gemm.hpp"
-#include "kernels/panel_gemm.hpp"
+#include "gemm/gemm.hpp"
+#include "gemm/panel_gemm.hpp"
 #include "kernels/qk_norm.hpp"
 #include "simd/batch.hpp"
 

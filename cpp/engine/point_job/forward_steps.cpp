@@ -6,7 +6,7 @@
 
 #include "engine/point_job/point_job.hpp"
 #include "engine/sampling.hpp"
-#include "kernels/gemm.hpp"
+#include "gemm/gemm.hpp"
 #include "kernels/online_softmax.hpp"
 #include "kernels/softmax_row.hpp"
 #include "simd/batch.hpp"

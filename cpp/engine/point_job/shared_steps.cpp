@@ -4,7 +4,7 @@
 
 #include "engine/point_job/point_job.hpp"
 #include "engine/sampling.hpp"
-#include "kernels/panel_gemm.hpp"
+#include "gemm/panel_gemm.hpp"
 #include "kernels/qk_norm.hpp"
 #include "simd/batch.hpp"
 

@@ -7,9 +7,9 @@
 // then reads its 4 B vectors from consecutive addresses (one stream, no stride, no TLB misses at
 // d_k = 512) and A as one broadcast scalar per row. The tile is 2 rows × 4 vectors: 8 accumulators
 // + 4 B + 1 A = 13 of the ~15 vector registers V8 gives wasm (SIMD128 has no FMA); larger tiles
-// spill. The caller stores the accumulators itself (an epilogue: the forward scales
-// the logits and folds their row maxima, or multiplies by 1/ℓ, there), so that work costs no
-// extra pass over C.
+// spill. The caller stores the accumulators itself (an epilogue: the forward scales the logits
+// and folds their row maxima, or multiplies by 1/ℓ, there), so that work costs no extra pass
+// over C.
 //
 // Every accumulator is the plain sum c = 0; c = c + a[k]·b[k] for k = 0, 1, … (multiply, then
 // add, no FMA): the result is bit-identical to panel_gemm_reference in every build.

@@ -1,4 +1,4 @@
-#include "kernels/gemm.hpp"
+#include "gemm/gemm.hpp"
 
 #include <algorithm>
 #include <vector>

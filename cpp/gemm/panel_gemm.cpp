@@ -1,4 +1,4 @@
-#include "kernels/panel_gemm.hpp"
+#include "gemm/panel_gemm.hpp"
 
 #include <algorithm>
 #include <vector>
