@@ -23,7 +23,7 @@ function decodeEntities(s) {
 function katexAtBuild() {
   const render = (tex, displayMode) =>
     katex.renderToString(decodeEntities(tex.trim()), { displayMode, throwOnError: true, strict: 'error', output: 'htmlAndMathml' });
-  // KaTeX sizes its boxes with style="…" attributes, which a strict CSP (style-src 'self', issue 5)
+  // KaTeX sizes its boxes with style="…" attributes, which a strict CSP (style-src 'self')
   // blocks. Each distinct style becomes a class in a generated stylesheet instead.
   let memo = { src: null, out: null };
   function renderPage(src) {

@@ -6,9 +6,9 @@ bash build-scripts/setup.sh
 bash build-scripts/build-native.sh
 bash build-scripts/build-wasm.sh
 node tests/bench/bench.mjs "$@"
-# The d_k sweep (issue 12): today's engine vs the pre-issue-12 one, shared scalings, run/forward,
+# The d_k sweep: this engine vs the reference one (build-baseline.sh), shared scalings, run/forward,
 # peak memory, cancellation granularity.
 bash build-scripts/build-baseline.sh
 node tests/bench/sweep-speed.mjs
-# Training steps/s (issue 6): native, Node and chromium wasm, and the built page if dist/ exists.
+# Training steps/s: native, Node and chromium wasm, and the built page if dist/ exists.
 node tests/bench/train-speed.mjs

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The pre-issue-12 engine (commit ac0f359, wasm SIMD) in build/baseline/, for the old-vs-new rows
-# of tests/bench/sweep-speed.mjs. Built once from `git archive` of that commit (no worktree).
+# A reference engine (commit ac0f359, wasm SIMD: the d_k sweep before its speed-ups) in
+# build/baseline/, for the old-vs-new rows of tests/bench/sweep-speed.mjs. Built once from
+# `git archive` of that commit (no worktree).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NODE_PATH=/usr/share/nodejs  # Debian's emscripten needs acorn from here (TOOLCHAIN.md)

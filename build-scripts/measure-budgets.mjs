@@ -4,15 +4,15 @@
 //   firstChartMs      navigation start → first chart drawn with engine data (median of N cold loads)
 //   transferGzipBytes everything the page transfers on a cold load, gzip, fonts excluded
 //   sweepsCompleteMs  navigation start → every panel of the page's setting complete (every sweep and
-//                     variant drawn), cold loads at T = 256 and T = 2048 (issue 12: ≤ 600 ms and
+//                     variant drawn), cold loads at T = 256 and T = 2048 (budgets: ≤ 600 ms and
 //                     ≤ 4 s); chapter 8's panels measure only once scrolled near, so not here
 //   dkChangeMs        d_k slider input → the frame showing the new result, T = 256, d_k ≤ 512
-//                     (issue 12: median ≤ 16.7 ms, p90 ≤ 25 ms)
+//                     (budget: median ≤ 16.7 ms, one frame at 60 Hz; p90 ≤ 25 ms)
 //   duringSweepMs     T = 2048, a change of the mean while the sweep runs (it restarts the sweep):
-//                     input → the frame with the new result (issue 12: ≤ 150 ms), input → the first
+//                     input → the frame with the new result (budget: ≤ 150 ms), input → the first
 //                     point of the new sweep on screen, and how long the stale sweep work kept the
-//                     sweep Workers busy after the new request (issue 12: ≈ 50 ms)
-// Budgets (issue 4): firstChartMs ≤ 1000, transferGzipBytes ≤ 300 KB.
+//                     sweep Workers busy after the new request (budget: ≈ 50 ms)
+// Budgets of a cold load: firstChartMs ≤ 1000, transferGzipBytes ≤ 300 KB.
 //   node build-scripts/measure-budgets.mjs [--runs 5] [--dist DIR] [--only a,b] [--query '&sweepWorkers=2']
 //   --only: any of first, sweeps, slider, during (default: all)
 import { startServer } from '../tests/e2e/serve-dist.js';
@@ -128,7 +128,7 @@ try {
             const root = document.getElementById('app');
             const dk = 2 ** s;
             if (new URLSearchParams(root.dataset.resultQuery).get('dk') === String(dk)) return null;
-            await new Promise((r) => setTimeout(r, 120)); // idle between moves, like a reader
+            await new Promise((r) => { setTimeout(r, 120); }); // idle between moves, like a reader
             const t0 = performance.now();
             const shown = new Promise((resolve) => {
               const mo = new MutationObserver(() => {
@@ -183,7 +183,7 @@ try {
           const slider = document.querySelector('[data-field="mean"] input[type="range"]');
           const sigma = document.querySelector('[data-panel="sigma"]');
           const t0 = performance.now();
-          const afterFrame = () => new Promise((r) => requestAnimationFrame(() => r(performance.now() - t0)));
+          const afterFrame = () => new Promise((r) => { requestAnimationFrame(() => r(performance.now() - t0)); });
           const result = new Promise((resolve) => {
             const mo = new MutationObserver(() => {
               if (new URLSearchParams(root.dataset.resultQuery).get('mean') === String(m)) { mo.disconnect(); resolve(afterFrame()); }
@@ -202,7 +202,7 @@ try {
           slider.value = String(m);
           slider.dispatchEvent(new Event('input', { bubbles: true }));
           // Capped at 60 s (the old algorithm finishes its whole point first: seconds at T = 2048).
-          const cap = (p) => Promise.race([p, new Promise((r) => setTimeout(() => r(Infinity), 60000))]);
+          const cap = (p) => Promise.race([p, new Promise((r) => { setTimeout(() => r(Infinity), 60000); })]);
           const [resultMs, firstPointMs] = await Promise.all([cap(result), cap(sweepPoint)]);
           const t = (root.dataset.sweepTiming ?? 'NaN,NaN').split(',').map(Number);
           return { resultMs, firstPointMs, staleWorkMs: t[1] - t[0] };

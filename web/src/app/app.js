@@ -7,26 +7,47 @@
 // A panel may keep settings of its own in the URL (the training panel): its API's `urlState`
 // { set(query) → notices, query() } is read with the page's fields and written back with them.
 import { getEngineClient } from '../compute/worker-client.js';
-import { parseQuery, applyChange, serialize, keyOf, sameConfig, noticeText, schemaDefaults, PAGE_LIMITS } from '../state/state.js';
+import { parseQuery, applyChange, serialize, sameConfig, noticeText, schemaDefaults, PAGE_LIMITS } from '../state/state.js';
 import { PANELS } from '../panels/index.js';
-import { thresholdsConfig } from '../panels/meta.js';
 import { whenNear } from '../ui/when-near.js';
-import { PRESETS } from '../state/presets.js';
 import { h, uniquePrefix } from '../ui/dom.js';
 import { engineNotes, showEngineNotes, showUnavailable, panelSummary, createAnnouncer } from './app-status.js';
-import { SWEEP_SCALES } from '../charts/common.js';
+import { createBackgroundJobs, sweepDks } from './background-jobs.js';
+import { createErrorHandler } from './compute-errors.js';
+import { mountPresetButtons } from './preset-buttons.js';
 
-const SWEEP_OMIT = ['dk', 'scale'];
-const VARIANTS_OMIT = ['softmax', 'subtractMax'];
-
-/** Powers of two within the schema's d_k range: the sweep's x values. */
-function sweepDks(schema) {
-  const f = schema.find((x) => x.name === 'dk');
-  const lo = f?.min ?? 1, hi = f?.max ?? 4096;
-  const out = [];
-  for (let p = 1; p <= hi; p *= 2) if (p >= lo) out.push(p);
-  return out;
+/** A dismissable notice box in `noticeEl` (replacing the last one): warnings, or an error. */
+function showNotices(noticeEl, lines, kind = 'warning') {
+  if (!noticeEl || !lines.length) return;
+  const box = h('div', { class: `notice ${kind}`, role: kind === 'error' ? 'alert' : 'status' },
+    h('p', { class: 'notice-title', text: kind === 'error' ? 'Something went wrong' : 'Some values were adjusted' }),
+    h('ul', {}, lines.map((l) => h('li', { text: l }))),
+    h('button', { type: 'button', class: 'btn small', text: 'Dismiss', onclick: () => box.remove() }));
+  noticeEl.replaceChildren(box);
 }
+
+/** The engine's ready message, or (it could not start) the page told so and the error thrown. */
+async function engineReady(client, { root, noticeEl, panelEls }) {
+  try {
+    return await client.ready;
+  } catch (err) {
+    root.dataset.state = 'failed';
+    showNotices(noticeEl, [`The compute engine could not start: ${err.message}`], 'error');
+    showUnavailable(panelEls); // a message in place of each chart, never an empty frame
+    throw err;
+  }
+}
+
+/** Timings of the last result on the root, for the budgets script: engine time in the Worker and the main thread's panel update time. */
+function publishTimings(root, result, updateMs) {
+  root.dataset.workerMs = result.workerMs.toFixed(1);
+  root.dataset.engineMs = (result.timeMs ?? NaN).toFixed(1);
+  root.dataset.updateMs = updateMs.toFixed(1);
+  const tm = result.timing;
+  if (tm) root.dataset.timing = [tm.startedAt - tm.sentAt, tm.postedAt - tm.startedAt, tm.receivedAt - tm.postedAt, tm.sentAt].map((x) => x.toFixed(1)).join(',');
+}
+
+const yieldToBrowser = () => new Promise((resolve) => { setTimeout(resolve, 0); });
 
 /**
  * createApp({ root, panels: { name: element }, controls?, controlFields?, presets?, notices,
@@ -51,15 +72,7 @@ export async function createApp({
   const modsLoading = Promise.all(wanted.map(([name]) => PANELS[name].load()));
   const controlsLoading = controlsEl ? import('../ui/controls.js') : null; // only where controls are shown
   for (const p of [modsLoading, controlsLoading]) p?.catch(() => {});
-  let ready;
-  try {
-    ready = await client.ready;
-  } catch (err) {
-    root.dataset.state = 'failed';
-    showNotices([`The compute engine could not start: ${err.message}`], 'error');
-    showUnavailable(panelEls); // a message in place of each chart, never an empty frame
-    throw err;
-  }
+  const ready = await engineReady(client, { root, noticeEl, panelEls });
   performance.mark('attnscale:engine-ready');
   if (Number.isFinite(ready.bootMs)) root.dataset.engineBootMs = ready.bootMs.toFixed(1);
   const { schema, info } = ready;
@@ -69,18 +82,10 @@ export async function createApp({
   const defaults = schemaDefaults(schema, limits);
   const dks = sweepDks(schema);
   let config;
-  let lastSweepKey = null, lastVariantsKey = null, lastThresholdsKey = null;
+  let lastGood = null; // the last config whose run came back (the charts show it)
   const panels = new Map();
   let firstDrawn = false;
-
-  function showNotices(lines, kind = 'warning') {
-    if (!noticeEl || !lines.length) return;
-    const box = h('div', { class: `notice ${kind}`, role: kind === 'error' ? 'alert' : 'status' },
-      h('p', { class: 'notice-title', text: kind === 'error' ? 'Something went wrong' : 'Some values were adjusted' }),
-      h('ul', {}, lines.map((l) => h('li', { text: l }))),
-      h('button', { type: 'button', class: 'btn small', text: 'Dismiss', onclick: () => box.remove() }));
-    noticeEl.replaceChildren(box);
-  }
+  const notify = (lines, kind) => showNotices(noticeEl, lines, kind);
 
   // --- panels ---
   const panelCtx = (name, el) => ({
@@ -109,13 +114,9 @@ export async function createApp({
   const early = [];
   const backlog = [];
   const whenMounted = (fn) => (mounted ? fn() : early.push(fn));
-  const metas = wanted.map(([name]) => PANELS[name].meta);
-  const wantsSweep = metas.some((m) => m.sweep);
-  const variants = metas.map((m) => m.variants).find(Boolean) ?? null;
   // The thresholds table measures once it comes near the viewport (when-near.js), then follows
   // the setting like the other panels.
   const thresholdsEl = wanted.find(([name]) => PANELS[name].meta.thresholds)?.[1] ?? null;
-  let thresholdsNear = false;
   const each = (method, ...args) => {
     if (!mounted) backlog.push([method, args]);
     for (const p of panels.values()) p.api[method]?.(...args);
@@ -125,16 +126,16 @@ export async function createApp({
   const fullQuery = () => [serialize(config, schema), ...urlStates().map((u) => u.query())].filter(Boolean).join('&');
   const publish = () => onConfigChange(config, fullQuery());
 
+  // Observable counters (data-* on the root) so tests can check coalescing and sweep reuse.
+  const counters = { runRequests: 0, runResults: 0, sweepRequests: 0, variantRequests: 0, thresholdsRequests: 0 };
+  const publishCounters = () => {
+    for (const [k, v] of Object.entries(counters)) root.dataset[k] = String(v);
+  };
+
   /** What a run's result means for the whole app (once everything is mounted). */
   function showRun(result, cfg, updateMs) {
     announcer.announce(() => [...panels.values()].map((p) => panelSummary(p.el)).find(Boolean));
-    // Timings of the last result, for the budgets script: engine time in the Worker and the
-    // main thread's panel update time.
-    root.dataset.workerMs = result.workerMs.toFixed(1);
-    root.dataset.engineMs = (result.timeMs ?? NaN).toFixed(1);
-    root.dataset.updateMs = updateMs.toFixed(1);
-    const tm = result.timing;
-    if (tm) root.dataset.timing = [tm.startedAt - tm.sentAt, tm.postedAt - tm.startedAt, tm.receivedAt - tm.postedAt, tm.sentAt].map((x) => x.toFixed(1)).join(',');
+    publishTimings(root, result, updateMs);
     root.dataset.state = 'ready';
     lastGood = cfg;
     root.dataset.resultQuery = serialize(cfg, schema);
@@ -144,6 +145,10 @@ export async function createApp({
   }
 
   // --- compute ---
+  const onError = createErrorHandler({
+    schema, defaults, dks, showNotices: notify, each,
+    set: (partial, opts) => set(partial, opts), config: () => config, lastGood: () => lastGood,
+  });
   const session = client.openSession({
     onRun: (result, cfg) => {
       const t0 = performance.now();
@@ -163,98 +168,22 @@ export async function createApp({
     onVariantsDone: () => each('variantsDone'),
     onThresholdsCells: (cells) => each('thresholdsCells', cells),
     onThresholdsDone: () => each('thresholdsDone'),
-    onError: (m) => whenMounted(() => {
-      if (m.memory) { outOfMemory(m); return; }
-      if (m.kind !== 'run') {
-        showNotices([`The ${m.kind} computation failed: ${m.message}`], 'error');
-        if (m.kind === 'sweep') each('sweepFailed', `The sweep stopped: ${m.message}`);
-        if (m.kind === 'thresholds') each('thresholdsFailed', `The thresholds search stopped: ${m.message}`);
-        return;
-      }
-      // The engine is the final judge of a config. Reset the field it names (or everything).
-      const field = schema.find((f) => new RegExp(`\\b${f.name}\\b`).test(m.message));
-      const reset = field ? { [field.name]: defaults[field.name] } : defaults;
-      showNotices([`The engine rejected the setting (${m.message}); ${field ? `${field.name} reset to ${defaults[field.name]}` : 'all settings reset to their defaults'}.`]);
-      set(reset, { force: true });
-    }),
+    onError: (m) => whenMounted(() => onError(m)),
   });
 
-  // The engine could not get the memory a request needs: say which setting, keep the charts of the
-  // last one that worked (a failed run: back to that setting; a failed sweep: its curves stay).
-  let lastGood = null;
-  const size = (c) => `T = ${c.seqLen}, d_k = ${c.dk}`;
-  function outOfMemory(m) {
-    const why = 'needs more memory than this browser gives the engine';
-    if (m.kind === 'run') {
-      const failed = m.cfg ?? config;
-      const back = lastGood && !sameConfig(lastGood, failed, schema) ? lastGood : { ...config, seqLen: defaults.seqLen, dk: defaults.dk };
-      showNotices([`The setting ${size(failed)} ${why}. The charts show ${size(back)}, the last setting that worked; `
-        + 'a smaller T or d_k needs less.'], 'error');
-      set(back, { force: true, base: back });
-      return;
-    }
-    const what = m.kind === 'sweep' ? `The d_k sweep at T = ${config.seqLen} (up to d_k = ${dks[dks.length - 1]})`
-      : m.kind === 'thresholds' ? 'The overflow thresholds search' : `The softmax variants at ${size(config)}`;
-    showNotices([`${what} ${why}. The charts keep what was computed before.`], 'error');
-    if (m.kind === 'sweep') each('sweepFailed', `${what} ${why}; the curves drawn are the last that could be computed.`);
-    if (m.kind === 'thresholds') each('thresholdsFailed', `${what} ${why}.`);
-  }
-
-  // Observable counters (data-* on the root) so tests can check coalescing and sweep reuse.
-  const counters = { runRequests: 0, runResults: 0, sweepRequests: 0, variantRequests: 0, thresholdsRequests: 0 };
-  const publishCounters = () => {
-    for (const [k, v] of Object.entries(counters)) root.dataset[k] = String(v);
-  };
-
-  // Background jobs (sweeps, variants) are sent once the foreground result for the same change
-  // is on screen: they never compete with the answer to a slider move.
-  let backgroundDue = false;
+  const background = createBackgroundJobs({ session, schema, dks, metas: wanted.map(([name]) => PANELS[name].meta), each, counters });
   function flushBackground() {
-    if (!backgroundDue || session.busy) return;
-    backgroundDue = false;
-    if (wantsSweep) {
-      const k = keyOf(config, schema, SWEEP_OMIT);
-      if (k !== lastSweepKey) {
-        lastSweepKey = k;
-        const cfg = { ...config };
-        for (const o of SWEEP_OMIT) delete cfg[o];
-        each('sweepReset', dks.length * SWEEP_SCALES.length);
-        session.sweep(cfg, dks, SWEEP_SCALES);
-        counters.sweepRequests += 1;
-      }
-    }
-    if (variants) {
-      const k = keyOf(config, schema, VARIANTS_OMIT);
-      if (k !== lastVariantsKey) {
-        lastVariantsKey = k;
-        each('variantsReset');
-        session.variants(config, variants);
-        counters.variantRequests += 1;
-      }
-    }
-    if (thresholdsEl && thresholdsNear) {
-      const cfg = thresholdsConfig(config);
-      const k = JSON.stringify(cfg);
-      if (k !== lastThresholdsKey) {
-        lastThresholdsKey = k;
-        each('thresholdsReset', cfg);
-        session.thresholds(cfg, dks);
-        counters.thresholdsRequests += 1;
-      }
-    }
-    publishCounters();
+    if (background.flush(config)) publishCounters();
   }
-
   function compute() {
     counters.runRequests += 1;
     session.run(config);
-    backgroundDue = true;
+    background.due();
     publishCounters();
   }
   if (thresholdsEl) {
     whenNear(thresholdsEl, () => {
-      thresholdsNear = true;
-      backgroundDue = true;
+      background.nearThresholds();
       if (config) flushBackground();
     });
   }
@@ -270,17 +199,17 @@ export async function createApp({
     const api = mods[i].mount(el, panelCtx(name, el));
     panels.set(name, { mod: mods[i], el, api });
     for (const [method, args] of backlog) api[method]?.(...args);
-    if (!firstResultIn) await new Promise((resolve) => setTimeout(resolve, 0));
+    if (!firstResultIn) await yieldToBrowser();
   }
 
   // --- state ---
   let controls = null;
-  let presetButtons = [];
-  let presetNote = null;
+  let presetButtons = null;
+  const markPreset = () => presetButtons?.mark(config);
   /** Applies a change; false when the config stayed the same. */
   function set(partial, { force = false, base = config } = {}) {
     const { config: next, notices } = applyChange(base, partial, schema, limits);
-    if (notices.length) showNotices(notices.map(noticeText));
+    if (notices.length) notify(notices.map(noticeText));
     if (!force && config && sameConfig(next, config, schema)) { controls?.update(config); return false; }
     config = next;
     compute(); // first: the Worker computes while this thread updates the controls and the URL
@@ -295,7 +224,7 @@ export async function createApp({
     const { config: next, notices } = parseQuery(q, schema, { limits });
     const panelNotices = urlStates().flatMap((u) => u.set(q));
     const lines = [...notices, ...panelNotices].map(noticeText);
-    if (lines.length) showNotices(lines);
+    if (lines.length) notify(lines);
     else if (noticeEl?.firstElementChild?.classList.contains('warning')) noticeEl.replaceChildren();
     // Unchanged (the first load: its config was sent before the panels were mounted): the preset
     // marks and the URL still follow it (the panels' settings may have changed).
@@ -308,32 +237,7 @@ export async function createApp({
     const { mountControls } = await controlsLoading;
     controls = mountControls(controlsEl, { schema, limits, idPrefix, fields: controlFields, onChange: (p) => set(p) });
   }
-  if (presetsEl) {
-    const list = h('ol', { class: 'preset-list' });
-    presetNote = h('p', { class: 'preset-note', 'aria-live': 'polite' });
-    presetButtons = PRESETS.map((p, i) => {
-      const b = h('button', {
-        type: 'button', class: 'btn preset', 'aria-pressed': 'false', 'data-preset': p.id,
-        onclick: () => {
-          set(p.set, { base: defaults });
-          presetNote.replaceChildren(h('strong', { text: `Step ${i + 1}: ` }), p.note, ' ',
-            h('a', { href: presetHref(p.chart), text: 'See the chart' }));
-        },
-      }, h('span', { class: 'preset-num', text: String(i + 1) }), h('span', { text: p.title }));
-      list.append(h('li', {}, b));
-      return b;
-    });
-    presetsEl.append(list, presetNote);
-  }
-  let presetConfigs = null; // each preset's full config (they start from the defaults)
-  function markPreset() {
-    if (!presetButtons.length) return;
-    presetConfigs ??= PRESETS.map((p) => applyChange(defaults, p.set, schema, limits).config);
-    presetButtons.forEach((b, i) => {
-      const pressed = String(sameConfig(presetConfigs[i], config, schema));
-      if (b.getAttribute('aria-pressed') !== pressed) b.setAttribute('aria-pressed', pressed);
-    });
-  }
+  if (presetsEl) presetButtons = mountPresetButtons(presetsEl, { defaults, schema, limits, presetHref, set });
 
   mounted = true;
   backlog.length = 0;

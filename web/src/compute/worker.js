@@ -1,5 +1,7 @@
 // The compute Worker: owns one engine instance; the page never computes on its thread (except in
-// the main-thread fallback, main-thread-worker.js, which runs this same file).
+// the main-thread fallback, main-thread-worker.js, which runs this same file). This file is the
+// switchboard (messages, scheduling, the engine's life); the jobs live with what they compute for:
+// jobs/ (the run, the d_k sweep, the fixed studies) and a panel's own folder (its *-job.js).
 //
 // Protocol (all messages carry `session`, so several page instances can share this Worker):
 //   in : { type: 'run',   session, id, cfg, sentAt }                → out 'run'
@@ -9,7 +11,7 @@
 //            sweep Worker); each part is its own job, keyed by `part`.
 //        { type: 'variants', session, id, cfg, variants }           → out 'variantPoint'*, 'variantsDone'
 //        { type: 'thresholds', session, id, cfg, dks }               → out 'thresholdsCells'* { cells },
-//          'thresholdsDone' (compute/thresholds.js, loaded on first use: the overflow thresholds)
+//          'thresholdsDone' (panels/thresholds/thresholds-job.js, loaded on first use)
 //        { type: 'study', session, id, tasks }                      → out 'studyPoint'*, 'studyDone'
 //          A fixed list of measurements (the chapter panels that do not follow the page's setting):
 //          task { over: 'dk', cfg, xs, scales } (engine.sweepScalesJob) → { task, x, points };
@@ -33,10 +35,13 @@
 import { createEngine } from '../engine/engine.js';
 // `self` is the Worker's global scope, or its stand-in on the page's thread (main-thread-worker.js).
 import { workerSelf as self } from './worker-scope.js';
-import { downsampleAttention } from '../panels/heatmap/heatmap-job.js';
 import { isMemoryFailure, isModuleAbort } from './memory-failure.js';
+import { runOnce } from './jobs/run.js';
+import { sweepJob } from './jobs/sweep.js';
+import { studyJob } from './jobs/study.js';
+import { variantsJob } from '../panels/precision/variants-job.js';
+import { createTrainers } from '../panels/training/training-job.js';
 
-const HEATMAP_SIDE = 256;
 const SLICE_MS = 20;
 let engine = null;
 const runs = new Map(); // session → latest { id, cfg } not yet computed
@@ -44,6 +49,7 @@ const URGENT = new Set(['sweep', 'variants']); // job kinds that follow the page
 const jobs = new Map(); // `${session}:${kind}:${part}` → { session, id, kind, next(), dispose() }
 const pending = []; // requests that came before the engine was ready
 let scheduled = false;
+const post = (...args) => self.postMessage(...args);
 
 const yieldChannel = new MessageChannel();
 yieldChannel.port1.onmessage = () => {
@@ -62,127 +68,18 @@ function errorOut(session, id, kind, err, cfg) {
   if (isModuleAbort(err)) restartEngine();
 }
 
-/** Plain scalars of a run result (numbers, strings, null) plus the nonFinite counts. */
-function scalarsOf(r) {
-  const out = {};
-  for (const [k, v] of Object.entries(r)) {
-    if (v === null || typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') out[k] = v;
-  }
-  if (r.nonFinite) out.nonFinite = { ...r.nonFinite };
-  return out;
-}
-
-const epoch = () => performance.timeOrigin + performance.now();
-
-function doRun({ session, id, cfg, sentAt }) {
-  const t0 = performance.now();
-  const startedAt = epoch();
-  const r = engine.run(cfg);
-  const T = cfg.seqLen ?? engine.defaults().seqLen;
-  // The engine's arrays are the Worker's own copies: they move to the page (transfer), never copied.
-  const heat = downsampleAttention(r.attention, T, HEATMAP_SIDE);
-  const result = {
-    ...scalarsOf(r),
-    histogram: r.histogram,
-    rawHistogram: r.rawHistogram,
-    rowEntropy: r.rowEntropy,
-    rowMaxWeight: r.rowMaxWeight,
-    rowJacobianNorm: r.rowJacobianNorm,
-    heatmap: heat,
-    workerMs: performance.now() - t0,
-    // Epoch timestamps (ms) of the request's trip, for the budgets script.
-    timing: { sentAt, startedAt, postedAt: epoch() },
-  };
-  const transfer = [...new Set([
-    r.histogram.edges.buffer, r.histogram.counts.buffer, r.rawHistogram.edges.buffer, r.rawHistogram.counts.buffer,
-    r.rowEntropy.buffer, r.rowMaxWeight.buffer, r.rowJacobianNorm.buffer, heat.data.buffer,
-  ])];
-  self.postMessage({ type: 'run', session, id, cfg, result }, transfer);
-}
-
-function sweepJob({ session, id, cfg, dks, scales, part = 0, sentAt }) {
-  // One job for every scaling: the inputs are sampled and QKᵀ, GVᵀ accumulated once.
-  const job = engine.sweepScalesJob(cfg, dks, scales);
-  const startedAt = epoch();
-  return {
-    session, id, kind: 'sweep',
-    next() {
-      const { done, value } = job.advance(SLICE_MS);
-      if (value) self.postMessage({ type: 'sweepPoints', session, id, part, dk: value.dk, points: value.points, sentAt, startedAt });
-      if (done) self.postMessage({ type: 'sweepDone', session, id, part });
-      return !done;
-    },
-    dispose: () => job.delete(),
-  };
-}
-
-function variantsJob({ session, id, cfg, variants }) {
-  let i = 0;
-  return {
-    session, id, kind: 'variants',
-    next() {
-      if (i >= variants.length) {
-        self.postMessage({ type: 'variantsDone', session, id });
-        return false;
-      }
-      const index = i++;
-      const r = engine.run({ ...cfg, ...variants[index] });
-      self.postMessage({ type: 'variantPoint', session, id, index, point: scalarsOf(r) });
-      return true;
-    },
-    dispose() {},
-  };
-}
-
-// The thresholds job's code is fetched the first time it is asked for (a chunk of its own).
+// The thresholds panel's job is fetched the first time it is asked for (a chunk of its own).
 let thresholdsModule = null;
 const latestThresholds = new Map(); // session → id of the thresholds request still wanted
-const thresholdsJob = (m) => ({ session: m.session, id: m.id, kind: 'thresholds', ...thresholdsModule.workerJob(engine, m, (out) => self.postMessage(out), SLICE_MS) });
 
-function studyJob({ session, id, tasks }) {
-  let t = 0;
-  let current = null; // { advance() → { done, x?, points?/point? }, dispose() } of tasks[t]
-  const open = (task) => {
-    if (task.over === 'seqLen') {
-      const it = engine.sweepSeqLenPoints(task.cfg, task.xs);
-      return {
-        advance() {
-          const { done, value } = it.next();
-          return done ? { done: true } : { done: false, x: value.seqLen, point: value };
-        },
-        dispose: () => it.return?.(),
-      };
-    }
-    const job = engine.sweepScalesJob(task.cfg, task.xs, task.scales);
-    return {
-      advance() {
-        const { done, value } = job.advance(SLICE_MS);
-        return done ? { done: true } : value ? { done: false, x: value.dk, points: value.points } : { done: false };
-      },
-      dispose: () => job.delete(),
-    };
-  };
-  return {
-    session, id, kind: 'study',
-    next() {
-      if (t >= tasks.length) {
-        self.postMessage({ type: 'studyDone', session, id });
-        return false;
-      }
-      current ??= open(tasks[t]);
-      const step = current.advance();
-      if (step.done) {
-        current.dispose();
-        current = null;
-        t += 1;
-      } else if (step.x !== undefined) {
-        self.postMessage({ type: 'studyPoint', session, id, task: t, x: step.x, points: step.points, point: step.point });
-      }
-      return true;
-    },
-    dispose() { current?.dispose(); current = null; },
-  };
-}
+/** The background jobs by kind; each (engine, message, post, sliceMs) → { next() → more?, dispose() }. */
+const JOBS = {
+  sweep: sweepJob,
+  variants: variantsJob,
+  thresholds: (...args) => thresholdsModule.workerJob(...args),
+  study: studyJob,
+};
+const startJob = (m) => ({ session: m.session, id: m.id, kind: m.type, ...JOBS[m.type](engine, m, post, SLICE_MS) });
 
 /** Drops the jobs whose key starts with `prefix`, freeing what they hold in the engine. */
 function dropJobs(prefix) {
@@ -193,65 +90,24 @@ function dropJobs(prefix) {
   }
 }
 
-// Training (the training panel; see web/src/panels/training.js). Requests are kept in order: a
-// step after a reset must run after it. The page normally gives training its own Worker.
-const trainers = new Map(); // session → Trainer
+// Training (the training panel; see panels/training/). Requests are kept in order: a step after a
+// reset must run after it. The page normally gives training its own Worker.
+const trainers = createTrainers(() => engine, post);
 const trainQueue = [];
-
-function attentionOf(trainer) {
-  const names = trainer.config.copies?.map((c) => c.name)
-    ?? ['none', 'sqrt', 'linear', ...(typeof trainer.config.scale === 'number' ? ['custom'] : [])];
-  return Object.fromEntries(names.map((c) => [c, trainer.attention(c)]));
-}
-
-function doTrain(m) {
-  const { session, id, tag, op } = m;
-  if (op === 'create') {
-    trainers.get(session)?.delete();
-    trainers.delete(session);
-    trainers.set(session, engine.train(m.cfg));
-  } else if (op === 'delete') {
-    trainers.get(session)?.delete();
-    trainers.delete(session);
-    return;
-  }
-  const t = trainers.get(session);
-  if (!t) throw new Error('no trainer for this session (create one first)');
-  const out = { type: 'train', session, id, tag, op, config: t.config };
-  const transfer = [];
-  if (op === 'step') {
-    const t0 = performance.now();
-    const r = t.step(m.n);
-    out.ms = performance.now() - t0;
-    out.step = r.step;
-    out.copies = r.copies;
-    transfer.push(r.step.buffer);
-    for (const c of Object.values(r.copies)) for (const a of Object.values(c)) transfer.push(a.buffer);
-  } else if (op === 'reset') {
-    t.reset();
-  } else if (op !== 'attention' && op !== 'create') {
-    throw new Error(`unknown training op ${op}`);
-  }
-  out.total = t.steps;
-  if (m.attention || op === 'attention') {
-    out.attention = attentionOf(t);
-    for (const a of Object.values(out.attention)) transfer.push(a.buffer);
-  }
-  self.postMessage(out, transfer);
-}
 
 function step() {
   // 1. The latest single run of each session (oldest session first).
-  for (const [session, req] of runs) {
+  const [session, req] = runs.entries().next().value ?? [];
+  if (req) {
     runs.delete(session);
-    try { doRun(req); } catch (err) { errorOut(session, req.id, 'run', err, req.cfg); }
+    try { runOnce(engine, req, post); } catch (err) { errorOut(session, req.id, 'run', err, req.cfg); }
     schedule();
     return;
   }
   // 2. One training request (in order).
   if (trainQueue.length) {
     const m = trainQueue.shift();
-    try { doTrain(m); } catch (err) { errorOut(m.session, m.id, 'train', err); }
+    try { trainers.handle(m); } catch (err) { errorOut(m.session, m.id, 'train', err); }
     schedule();
     return;
   }
@@ -297,7 +153,7 @@ self.onmessage = (e) => {
       const key = `${m.session}:${m.type}:${m.part ?? 0}`;
       dropJobs(key);
       try {
-        jobs.set(key, { sweep: sweepJob, variants: variantsJob, thresholds: thresholdsJob, study: studyJob }[m.type](m));
+        jobs.set(key, startJob(m));
       } catch (err) { errorOut(m.session, m.id, m.type, err); }
       break;
     }
@@ -316,8 +172,7 @@ self.onmessage = (e) => {
       dropJobs(`${m.session}:`);
       for (let i = trainQueue.length - 1; i >= 0; i--) if (trainQueue[i].session === m.session) trainQueue.splice(i, 1);
       for (let i = pending.length - 1; i >= 0; i--) if (pending[i].session === m.session) pending.splice(i, 1);
-      trainers.get(m.session)?.delete();
-      trainers.delete(m.session);
+      trainers.close(m.session);
       break;
     default:
       return;

@@ -1,5 +1,5 @@
 // Types of the <attn-scale-demo> web component (package entries `attnscale/component` and
-// `attnscale/dist/attn-scale-demo.js`, built from web/src/attn-scale-demo.js). Importing the module
+// `attnscale/dist/attn-scale-demo.js`, built from web/src/embed/attn-scale-demo.js). Importing the module
 // defines the element.
 import type { FullConfig } from '../engine/engine.js';
 

@@ -143,44 +143,66 @@ export class AttnScaleDemo extends HTMLElement {
     const gen = ++this.#generation;
     this.#app?.destroy();
     this.#app = null;
+    const loaded = await this.#engineAndCharts(gen);
+    if (!loaded || gen !== this.#generation || !this.isConnected) return;
+    const { schema, mod } = loaded;
+    this.#charts = mod;
+    this.#schema = schema;
+    const { panels, fields } = this.#readOptions(mod, schema);
+    const panelEls = this.#panelSlots(panels);
+    this.#showControls(fields);
+    await this.#startApp(gen, mod, { panelEls, fields, query: query ?? mod.attributesToQuery((n) => this.getAttribute(n), schema) });
+  }
+
+  /** The engine's schema and the charts' code, loaded side by side; null (and said) if either fails. */
+  async #engineAndCharts(gen) {
     const client = getEngineClient();
     const code = loadCharts(); // loads while the engine starts
     code.catch(() => {});
-    let ready, mod;
+    let ready;
     try {
       ready = await client.ready;
     } catch (err) {
       if (gen === this.#generation) this.#fail(`The compute engine could not start: ${err.message}`);
-      return;
+      return null;
     }
     try {
-      mod = await code;
+      return { schema: ready.schema, mod: await code };
     } catch (err) {
       if (gen === this.#generation) this.#fail(`The charts' code could not load: ${err?.name ?? 'Error'}: ${err?.message ?? err}`);
-      return;
+      return null;
     }
-    if (gen !== this.#generation || !this.isConnected) return;
-    const { schema } = ready;
-    this.#charts = mod;
-    this.#schema = schema;
-    const { createApp, attributesToQuery, parsePanels, parseControls, parseTheme } = mod;
+  }
+
+  /** The `panel`, `controls` and `theme` attributes, read with their rules; their notices shown. */
+  #readOptions({ parsePanels, parseControls, parseTheme }, schema) {
     const attr = (n) => this.getAttribute(n);
     const { panels, notices: panelNotices } = parsePanels(attr('panel'));
     const { fields, notices: controlNotices } = parseControls(attr('controls'), schema);
     const { notices: themeNotices } = parseTheme(attr('theme'));
     this.#optionNoticeLists = { panel: panelNotices, controls: controlNotices, theme: themeNotices };
     this.#renderOptionNotices();
+    return { panels, fields };
+  }
 
+  /** One element per panel, in order: { name: element }. */
+  #panelSlots(panels) {
     const panelEls = {};
     this.#panels.replaceChildren(...panels.map((name) => {
       panelEls[name] = h('div', { 'data-panel': name, class: `as-panel as-panel-${name}` });
       return panelEls[name];
     }));
     this.#panels.dataset.count = String(panels.length);
+    return panelEls;
+  }
+
+  #showControls(fields) {
     this.#controls.replaceChildren();
     this.#controls.hidden = !fields;
     this.#body.classList.toggle('has-controls', !!fields);
+  }
 
+  async #startApp(gen, { createApp }, { panelEls, fields, query }) {
     try {
       const app = await createApp({
         root: this.#root,
@@ -188,7 +210,7 @@ export class AttnScaleDemo extends HTMLElement {
         controls: fields ? this.#controls : null,
         controlFields: fields,
         notices: this.#appNotices,
-        query: query ?? attributesToQuery(attr, schema),
+        query,
         presetHref: () => this.#fullPage(),
         onConfigChange: (config, q) => {
           this.#query = q;
@@ -199,7 +221,7 @@ export class AttnScaleDemo extends HTMLElement {
       this.#app = app;
       const { info } = app;
       this.#status.textContent = `Computed live by the attnscale engine (${info.simd ? 'WebAssembly SIMD' : 'WebAssembly, scalar'}).`;
-    } catch (err) {
+    } catch {
       // createApp has already put its notice in the element; the host page goes on.
       if (gen === this.#generation) this.#status.textContent = '';
     }
@@ -216,12 +238,28 @@ export class AttnScaleDemo extends HTMLElement {
   #attributesChanged(records) {
     const names = new Set(records.map((r) => r.attributeName));
     const schema = this.#schema;
-    const { attributeMap, attributeValue, parseTheme } = this.#charts ?? {};
     if (!schema || !this.#app) {
       // Still starting: start over, so that the attributes are read as a whole.
-      if (names.has('panel') || names.has('controls') || (schema && [...names].some((n) => attributeMap(schema).has(n)))) this.#mount(null);
+      if (names.has('panel') || names.has('controls') || (schema && [...names].some((n) => this.#charts.attributeMap(schema).has(n)))) this.#mount(null);
       return;
     }
+    const partial = this.#changedConfig(names, schema);
+    if ([...names].some((n) => OPTION_ATTRIBUTES.has(n))) {
+      this.#rebuildWith(partial, schema);
+      return;
+    }
+    if (names.has(PAGE_ATTRIBUTE)) this.#fullLink.href = `${this.#fullPage()}?${this.#query}`;
+    if (names.has('theme')) {
+      this.#optionNoticeLists.theme = this.#charts.parseTheme(this.getAttribute('theme')).notices;
+      this.#renderOptionNotices();
+      this.#app.redraw();
+    }
+    if (Object.keys(partial).length) this.#app.set(partial);
+  }
+
+  /** The config fields among the changed attributes: { field: value } (a removed one: its default). */
+  #changedConfig(names, schema) {
+    const { attributeMap, attributeValue } = this.#charts;
     const attrs = attributeMap(schema);
     const byName = new Map(schema.map((f) => [f.name, f]));
     const defaults = schemaDefaults(schema, PAGE_LIMITS);
@@ -232,21 +270,17 @@ export class AttnScaleDemo extends HTMLElement {
       const v = this.getAttribute(n);
       partial[field] = v === null ? String(defaults[field]) : attributeValue(byName.get(field), v);
     }
-    if ([...names].some((n) => OPTION_ATTRIBUTES.has(n))) {
-      // New panels or controls: rebuild, keeping the state (the current config plus the changed
-      // fields, which the rebuild reads with the URL's rules and notices).
-      const q = new URLSearchParams(serialize(this.#app.config, schema));
-      for (const [k, v] of Object.entries(partial)) q.set(k, v);
-      this.#mount(q.toString());
-      return;
-    }
-    if (names.has(PAGE_ATTRIBUTE)) this.#fullLink.href = `${this.#fullPage()}?${this.#query}`;
-    if (names.has('theme')) {
-      this.#optionNoticeLists.theme = parseTheme(this.getAttribute('theme')).notices;
-      this.#renderOptionNotices();
-      this.#app.redraw();
-    }
-    if (Object.keys(partial).length) this.#app.set(partial);
+    return partial;
+  }
+
+  /**
+   * New panels or controls: rebuild, keeping the state (the current config plus the changed
+   * fields, which the rebuild reads with the URL's rules and notices).
+   */
+  #rebuildWith(partial, schema) {
+    const q = new URLSearchParams(serialize(this.#app.config, schema));
+    for (const [k, v] of Object.entries(partial)) q.set(k, v);
+    this.#mount(q.toString());
   }
 }
 

@@ -1,4 +1,4 @@
-// Types of attnscale's public JS API (web/src/engine.js), written by hand from the C++ sources they
+// Types of attnscale's public JS API (web/src/engine/engine.js), written by hand from the C++ sources they
 // mirror: cpp/config/config.* (fields, ranges, defaults), cpp/engine/run_result.* (what `run`
 // measures), cpp/bindings.cpp (shapes crossing the wasm boundary) and cpp/train/ (the trainer).
 // tests/consumer/package.test.js type-checks a consumer under --strict (and the engine's real outputs

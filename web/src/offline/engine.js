@@ -1,4 +1,4 @@
-// The engine API for the offline file's inlined Worker: web/src/engine.js unchanged, except that
+// The engine API for the offline file's inlined Worker: web/src/engine/engine.js unchanged, except that
 // createEngine takes the wasm bytes that the page posts to the Worker ({ type: WASM_MESSAGE,
 // bytes } or { error }; see install-worker.js) instead of fetching them. The build routes every
 // import of ../engine.js here (except this file's own). Browsers without wasm SIMD get a clear

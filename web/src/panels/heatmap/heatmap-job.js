@@ -18,7 +18,7 @@ export function downsampleAttention(attention, T, maxSide = 256) {
       const v = attention[base + j];
       const o = row * n + ((j / b) | 0);
       const cur = out[o];
-      if (cur !== cur) continue; // already NaN
+      if (Number.isNaN(cur)) continue; // already NaN
       if (!Number.isFinite(v)) out[o] = NaN;
       else if (v > cur) out[o] = v;
     }

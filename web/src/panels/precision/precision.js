@@ -19,7 +19,7 @@ const diffText = (v) => (typeof v === 'number' && Number.isNaN(v) ? 'n/a (two-pa
 export const meta = PANEL_META.precision;
 
 export function mount(el, ctx = {}) {
-  let result = null, cfg = null;
+  let result = null;
   let variantPoints = [];
   const frame = panelFrame(el, {
     name: 'precision',
@@ -127,7 +127,6 @@ export function mount(el, ctx = {}) {
   return {
     update(r, c) {
       result = r;
-      cfg = c;
       frame.setStats(r);
       const lf = r.largestFinite;
       frame.caption.textContent = `${c.precision}: largest finite value ${fmt(lf, 4)}, so exp(x) overflows for x above ln(max) ≈ ${fmt(Math.log(lf), 4)}. `

@@ -1,6 +1,6 @@
 // Chapter 8 — where each format overflows: for every precision, scaling and max subtraction, the
 // smallest d_k at which a NaN or an infinity first appears, and at which stage. Computed in a
-// background Worker (worker.js 'thresholds', compute/thresholds.js) at the page's T (capped),
+// background Worker (worker.js 'thresholds', thresholds-job.js) at the page's T (capped),
 // seed and distribution; the table fills in one format at a time.
 import { panelFrame } from '../../charts/common.js';
 import { h } from '../../ui/dom.js';

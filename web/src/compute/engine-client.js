@@ -1,0 +1,209 @@
+// The engine client over its Workers: sessions (one per page, component or embed in this realm)
+// send their requests to a foreground Worker (runs), a pool of sweep Workers (sweeps, variants,
+// the thresholds and the fixed studies; sweep-pool.js) and a training Worker, and each Worker's
+// answers are routed back to the session that asked.
+//
+// Coalescing: a session has at most one run in flight. While one is computing, newer requests
+// overwrite a single pending slot; when the result arrives it is delivered (the screen follows
+// the drag) and the pending config is sent. So a slider drag never queues up stale work.
+// Background jobs (sweeps, variants) are latest-wins too: a new one cancels the previous one.
+import { createSweepPool } from './sweep-pool.js';
+
+const now = () => performance.timeOrigin + performance.now();
+
+function readyOf(worker) {
+  return new Promise((resolve, reject) => {
+    worker.addEventListener('message', (e) => {
+      if (e.data?.type === 'ready') resolve({ info: e.data.info, schema: e.data.schema, trainSchema: e.data.trainSchema, defaults: e.data.defaults, bootMs: e.data.bootMs });
+      else if (e.data?.type === 'fatal') reject(new Error(e.data.message));
+    });
+    worker.addEventListener('error', (e) => reject(new Error(e.message || 'the compute worker failed to start')));
+  });
+}
+
+/**
+ * openTraining's session: { id, send(op, payload) → id, close(), fail, receive }. Replies ('train'
+ * messages, see worker.js) and errors of kind 'train' come back in request order.
+ */
+function trainingSession(id, handlers, { worker, openWorker, forget }) {
+  let seq = 0;
+  const h = { onMessage() {}, onError() {}, ...handlers };
+  return {
+    id,
+    send(op, payload = {}) {
+      const mid = ++seq;
+      openWorker().postMessage({ type: 'train', session: id, id: mid, op, ...payload });
+      return mid;
+    },
+    close() {
+      worker()?.postMessage({ type: 'close', session: id });
+      forget(id);
+    },
+    fail(kind, message) { if (kind === 'train') h.onError({ type: 'error', session: id, id: 0, kind, name: 'Error', message }); },
+    receive(m) {
+      if (m.type === 'train') h.onMessage(m);
+      else if (m.type === 'error' && m.kind === 'train') h.onError(m);
+    },
+  };
+}
+
+const NO_HANDLERS = {
+  onRun() {}, onSweepPoints() {}, onSweepDone() {}, onVariantPoint() {}, onVariantsDone() {}, onThresholdsCells() {}, onThresholdsDone() {},
+  onStudyPoint() {}, onStudyDone() {}, onError() {},
+};
+
+/** openSession's session: runs on the foreground Worker (coalesced), background jobs on the pool. */
+function computeSession(id, handlers, { fg, pool, hasBackground, forget }) {
+  let seq = 0;
+  let inFlight = null; // { id, cfg }
+  let pending = null; // cfg
+  const jobIds = { sweep: 0, variants: 0, thresholds: 0, study: 0 };
+  let sweepPartsLeft = 0; // parts of the current sweep not yet done (one per sweep Worker)
+  let failedJob = 0;
+  const h = { ...NO_HANDLERS, ...handlers };
+
+  const sendRun = (cfg) => {
+    inFlight = { id: ++seq, cfg };
+    fg.postMessage({ type: 'run', session: id, id: inFlight.id, cfg, sentAt: now() });
+  };
+  /** A run's answer (its result or its error): delivered if it is the one in flight, then the pending config goes. */
+  function receiveRun(m) {
+    if (m.type === 'run' && m.result?.timing) m.result.timing.receivedAt = now();
+    if (!inFlight || m.id !== inFlight.id) return;
+    inFlight = null;
+    if (m.type === 'run') h.onRun(m.result, m.cfg);
+    else h.onError(m);
+    if (pending) {
+      const cfg = pending;
+      pending = null;
+      sendRun(cfg);
+    }
+  }
+  /** A background job's error: once per job (each part of a sweep may report the same failure). */
+  function receiveJobError(m) {
+    if (m.id === jobIds[m.kind] && failedJob !== m.id) {
+      failedJob = m.id;
+      h.onError(m);
+    }
+  }
+  // A background job's messages: delivered while the job is the session's latest of its kind.
+  const JOB_MESSAGES = {
+    sweepPoints: (m) => m.id === jobIds.sweep && h.onSweepPoints(m.points, m),
+    sweepDone: (m) => m.id === jobIds.sweep && --sweepPartsLeft === 0 && h.onSweepDone(m.id),
+    variantPoint: (m) => m.id === jobIds.variants && h.onVariantPoint(m.index, m.point, m.id),
+    variantsDone: (m) => m.id === jobIds.variants && h.onVariantsDone(m.id),
+    thresholdsCells: (m) => m.id === jobIds.thresholds && h.onThresholdsCells(m.cells, m.id),
+    thresholdsDone: (m) => m.id === jobIds.thresholds && h.onThresholdsDone(m.id),
+    studyPoint: (m) => m.id === jobIds.study && h.onStudyPoint(m),
+    studyDone: (m) => m.id === jobIds.study && h.onStudyDone(m.id),
+  };
+  /** A new background job of `kind`: the session's latest (its id wins over the older ones). */
+  const newJob = (kind) => (jobIds[kind] = ++seq);
+
+  return {
+    id,
+    /** Request a run; coalesced (latest wins) while one is in flight. */
+    run(cfg) {
+      if (inFlight) pending = cfg;
+      else sendRun(cfg);
+    },
+    /** A run is computing or waiting to be sent. */
+    get busy() { return inFlight !== null || pending !== null; },
+    sweep(cfg, dks, scales) {
+      const jid = newJob('sweep');
+      sweepPartsLeft = pool.sweep({ type: 'sweep', session: id, id: jid, cfg, dks: Array.from(dks), scales, sentAt: now() });
+      return jid;
+    },
+    variants(cfg, variants) {
+      const jid = newJob('variants');
+      pool.variants({ type: 'variants', session: id, id: jid, cfg, variants });
+      return jid;
+    },
+    /** The overflow thresholds (worker.js 'thresholds'), on a background Worker. */
+    thresholds(cfg, dks) {
+      const jid = newJob('thresholds');
+      pool.background({ type: 'thresholds', session: id, id: jid, cfg, dks: Array.from(dks) });
+      return jid;
+    },
+    /** A fixed list of measurements (worker.js 'study'), on background Worker `slot`; latest wins. */
+    study(tasks, slot = 0) {
+      const jid = newJob('study');
+      pool.study({ type: 'study', session: id, id: jid, tasks }, slot);
+      return jid;
+    },
+    cancel(kind) {
+      jobIds[kind] = -1;
+      pool.broadcast({ type: 'cancel', session: id, kind });
+    },
+    close() {
+      fg.postMessage({ type: 'close', session: id });
+      if (hasBackground) pool.broadcast({ type: 'close', session: id });
+      forget(id);
+    },
+    fail(kind, message) { h.onError({ type: 'error', session: id, kind, name: 'Error', message }); },
+    receive(m) {
+      if (m.type === 'error' && m.kind !== 'run') receiveJobError(m);
+      else if (m.type === 'run' || m.type === 'error') receiveRun(m);
+      else if (Object.hasOwn(JOB_MESSAGES, m.type)) JOB_MESSAGES[m.type](m);
+    },
+  };
+}
+
+/**
+ * createEngineClient(fgWorker, createBackground?, { sweepWorkers }) — the background (sweep)
+ * Workers are created by the first background job, or earlier by `startBackground()` (the page
+ * calls it as it loads: they boot once the foreground Worker is ready, while the page builds its
+ * charts). Without `createBackground`, the foreground Worker does everything.
+ */
+export function createEngineClient(fg, createBackground = null, { sweepWorkers = 1 } = {}) {
+  const sessions = new Map();
+  let nextSession = 1;
+  const ready = readyOf(fg);
+  const route = (e) => {
+    const m = e.data;
+    if (m && m.session !== undefined) sessions.get(m.session)?.receive(m);
+  };
+  const failAll = (kind, message) => { for (const sess of sessions.values()) sess.fail(kind, message); };
+  fg.addEventListener('message', route);
+  const pool = createSweepPool({
+    create: createBackground,
+    count: sweepWorkers,
+    shared: createBackground ? null : fg,
+    route,
+    onFail: (message) => failAll('sweep', message),
+  });
+  ready.catch(() => {});
+  // Once the foreground Worker has answered: should it have failed, it is the one that moved to the
+  // page's thread, and the main-thread engine's messages reach the client through it (see
+  // resilient-worker.js); the sweep Workers created after it only send there.
+  const startBackground = () => { ready.then(() => pool.start(), () => {}); };
+
+  // Training (the training panel) gets a third Worker of its own, started on first use: its
+  // chunks of steps then never delay a slider's answer or a sweep. Without a Worker factory it
+  // shares the foreground Worker (which serves runs first, then one training request at a time).
+  let trainWorker = null;
+  function trainingWorker() {
+    if (trainWorker) return trainWorker;
+    trainWorker = createBackground ? createBackground() : fg;
+    if (trainWorker !== fg) {
+      trainWorker.addEventListener('message', route);
+      const fail = (message) => failAll('train', message);
+      trainWorker.addEventListener('error', (e) => fail(e.message || 'the training worker failed'));
+      trainWorker.addEventListener('message', (e) => { if (e.data?.type === 'fatal') fail(e.data.message); });
+    }
+    return trainWorker;
+  }
+
+  const forget = (id) => sessions.delete(id);
+  /** Registers a new session made by `make(id)`. */
+  function open(make) {
+    const session = make(nextSession++);
+    sessions.set(session.id, session);
+    return session;
+  }
+  /** openTraining({ onMessage(m), onError(m) }) → { send(op, payload) → id, close() }. */
+  const openTraining = (handlers = {}) => open((id) => trainingSession(id, handlers, { worker: () => trainWorker, openWorker: trainingWorker, forget }));
+  const openSession = (handlers = {}) => open((id) => computeSession(id, handlers, { fg, pool, hasBackground: !!createBackground, forget }));
+
+  return { ready, mode: 'worker', openSession, openTraining, startBackground, get workers() { return [fg, ...pool.workers, trainWorker].filter((w, i, a) => w && a.indexOf(w) === i); } };
+}

@@ -1,0 +1,55 @@
+// The training panel's Worker side: one trainer (engine.train) per session, driven by 'train'
+// requests in order (a step after a reset must run after it). Its arrays are transferred.
+
+/** The trainers of one engine: { handle(m), close(session), clear() }. */
+export function createTrainers(getEngine, post) {
+  const trainers = new Map(); // session → Trainer
+
+  function attentionOf(trainer) {
+    const names = trainer.config.copies?.map((c) => c.name)
+      ?? ['none', 'sqrt', 'linear', ...(typeof trainer.config.scale === 'number' ? ['custom'] : [])];
+    return Object.fromEntries(names.map((c) => [c, trainer.attention(c)]));
+  }
+
+  function close(session) {
+    trainers.get(session)?.delete();
+    trainers.delete(session);
+  }
+
+  /** Carries out one request: op 'create' | 'step' | 'reset' | 'attention' | 'delete'. */
+  function handle(m) {
+    const { session, id, tag, op } = m;
+    if (op === 'create') {
+      close(session);
+      trainers.set(session, getEngine().train(m.cfg));
+    } else if (op === 'delete') {
+      close(session);
+      return;
+    }
+    const t = trainers.get(session);
+    if (!t) throw new Error('no trainer for this session (create one first)');
+    const out = { type: 'train', session, id, tag, op, config: t.config };
+    const transfer = [];
+    if (op === 'step') {
+      const t0 = performance.now();
+      const r = t.step(m.n);
+      out.ms = performance.now() - t0;
+      out.step = r.step;
+      out.copies = r.copies;
+      transfer.push(r.step.buffer);
+      for (const c of Object.values(r.copies)) for (const a of Object.values(c)) transfer.push(a.buffer);
+    } else if (op === 'reset') {
+      t.reset();
+    } else if (op !== 'attention' && op !== 'create') {
+      throw new Error(`unknown training op ${op}`);
+    }
+    out.total = t.steps;
+    if (m.attention || op === 'attention') {
+      out.attention = attentionOf(t);
+      for (const a of Object.values(out.attention)) transfer.push(a.buffer);
+    }
+    post(out, transfer);
+  }
+
+  return { handle, close, clear: () => trainers.clear() };
+}
