@@ -30,12 +30,26 @@ const PANEL = 'spread';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // The flags the e2e suite launches Chromium with: no sandbox (root in a container), no GPU, no
 // network side traffic, and no omnibox popup WebUI (a renderer of its own, seconds of CPU at launch).
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
+];
 const TYPES = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm', '.json': 'application/json', '.svg': 'image/svg+xml',
-  '.png': 'image/png', '.woff2': 'font/woff2',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
 };
 
 /** dist/ on 127.0.0.1 at a free port, as any static host serves it. */
@@ -46,10 +60,17 @@ function serve(root) {
     if (rel.endsWith('/')) rel += 'index.html';
     const file = normalize(join(base, rel));
     const st = file.startsWith(base + sep) ? await stat(file).catch(() => null) : null;
-    if (!st?.isFile()) { res.writeHead(404, { 'content-type': 'text/plain' }).end('not found'); return; }
-    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(await readFile(file));
+    if (!st?.isFile()) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      return;
+    }
+    res
+      .writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' })
+      .end(await readFile(file));
   });
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
+  return new Promise((ok) => {
+    server.listen(0, '127.0.0.1', () => ok(server));
+  });
 }
 
 await stat(join(opts.dist, 'index.html')).catch(() => {
@@ -59,34 +80,64 @@ await stat(join(opts.dist, 'index.html')).catch(() => {
 const server = await serve(opts.dist);
 const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 try {
-  const width = Number(opts.width), height = Number(opts.height);
-  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: 1, colorScheme: 'light', reducedMotion: 'reduce' });
+  const width = Number(opts.width),
+    height = Number(opts.height);
+  const context = await browser.newContext({
+    viewport: { width, height },
+    deviceScaleFactor: 1,
+    colorScheme: 'light',
+    reducedMotion: 'reduce',
+  });
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`http://127.0.0.1:${server.address().port}/?${opts.query}`);
-  await page.waitForFunction(() => document.getElementById('app')?.dataset.state === 'ready', null, { timeout: 120000 });
+  await page.waitForFunction(() => document.getElementById('app')?.dataset.state === 'ready', null, {
+    timeout: 120000,
+  });
   await page.evaluate(() => document.fonts.ready);
   // The pictured panel has drawn the requested setting and waits for nothing.
   const query = new URLSearchParams(opts.query);
-  await page.waitForFunction(({ wanted, name }) => {
-    const app = document.getElementById('app');
-    const shown = new URLSearchParams(app?.dataset.resultQuery ?? '');
-    const panel = document.querySelector(`[data-panel="${name}"]`);
-    return app?.dataset.state === 'ready' && wanted.every(([k, v]) => shown.get(k) === v)
-      && panel?.dataset.drawn === 'true' && !panel.classList.contains('is-stale') && !panel.querySelector('.panel-status')?.textContent;
-  }, { wanted: [...query], name: PANEL }, { timeout: 120000, polling: 200 });
-  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+  await page.waitForFunction(
+    ({ wanted, name }) => {
+      const app = document.getElementById('app');
+      const shown = new URLSearchParams(app?.dataset.resultQuery ?? '');
+      const panel = document.querySelector(`[data-panel="${name}"]`);
+      return (
+        app?.dataset.state === 'ready' &&
+        wanted.every(([k, v]) => shown.get(k) === v) &&
+        panel?.dataset.drawn === 'true' &&
+        !panel.classList.contains('is-stale') &&
+        !panel.querySelector('.panel-status')?.textContent
+      );
+    },
+    { wanted: [...query], name: PANEL },
+    { timeout: 120000, polling: 200 },
+  );
+  // Two frames: the last draw is painted.
+  await page.evaluate(
+    () =>
+      new Promise((done) => {
+        requestAnimationFrame(() => requestAnimationFrame(done));
+      }),
+  );
   if (errors.length) throw new Error(`the page reported errors: ${errors.join('; ')}`);
   const clip = await page.evaluate((name) => {
     const top = document.getElementById('settings').getBoundingClientRect().top + scrollY - 12;
-    const bottom = document.querySelector(`[data-panel="${name}"]`).getBoundingClientRect().bottom + scrollY + 12;
-    return { x: 0, y: Math.max(0, Math.floor(top)), width: document.documentElement.clientWidth, height: Math.ceil(bottom - top) };
+    const bottom =
+      document.querySelector(`[data-panel="${name}"]`).getBoundingClientRect().bottom + scrollY + 12;
+    return {
+      x: 0,
+      y: Math.max(0, Math.floor(top)),
+      width: document.documentElement.clientWidth,
+      height: Math.ceil(bottom - top),
+    };
   }, PANEL);
   await mkdir(dirname(opts.out), { recursive: true });
   const png = await page.screenshot({ path: opts.out, type: 'png', clip, fullPage: true });
   console.log(`${opts.out}: ${clip.width} × ${clip.height} px, ${png.length} bytes`);
-  if (png.length > MAX_BYTES) throw new Error(`${png.length} bytes is over the README's ${MAX_BYTES}: use a smaller --width/--height`);
+  if (png.length > MAX_BYTES)
+    throw new Error(`${png.length} bytes is over the README's ${MAX_BYTES}: use a smaller --width/--height`);
 } finally {
   await browser.close();
   server.close();

@@ -21,7 +21,13 @@ const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
 const read = (rel) => readFileSync(join(repoRoot, rel), 'utf8');
 
-const DOCS = ['README.md', ...readdirSync(join(repoRoot, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(repoRoot, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
 const README_MAX_LINES = 250;
 const PICTURE_MAX_BYTES = 250 * 1024;
 
@@ -60,7 +66,10 @@ function inlineText(s) {
 export function githubSlug(text) {
   const drop = /[\p{P}\p{S}\p{C}\p{Z}\p{No}]/u;
   const keep = (c) => c === '-' || c === '_' || c === ' ' || /\p{Alphabetic}/u.test(c);
-  return [...inlineText(text).trim().toLowerCase()].filter((c) => !drop.test(c) || keep(c)).join('').replace(/ /g, '-');
+  return [...inlineText(text).trim().toLowerCase()]
+    .filter((c) => !drop.test(c) || keep(c))
+    .join('')
+    .replace(/ /g, '-');
 }
 
 /** The anchors a page offers: heading slugs (repeats numbered -1, -2, … as GitHub does) and explicit ids. */
@@ -85,8 +94,10 @@ function linksOf(md) {
   const out = [];
   proseLines(md).forEach((raw, i) => {
     const line = raw.replace(/`[^`]*`/g, '');
-    for (const m of line.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) out.push({ target: m[1], line: i + 1 });
-    for (const m of line.matchAll(/<(?:img|a)\s[^>]*(?:src|href)="([^"]+)"/g)) out.push({ target: m[1], line: i + 1 });
+    for (const m of line.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g))
+      out.push({ target: m[1], line: i + 1 });
+    for (const m of line.matchAll(/<(?:img|a)\s[^>]*(?:src|href)="([^"]+)"/g))
+      out.push({ target: m[1], line: i + 1 });
   });
   return out;
 }
@@ -94,7 +105,12 @@ function linksOf(md) {
 /** Tables: { heading, header: [cells], rows: [[cells]], line }, with the nearest heading above. */
 function tablesOf(md) {
   const lines = proseLines(md);
-  const cells = (l) => l.trim().replace(/^\||\|$/g, '').split(/(?<!\\)\|/).map((c) => c.trim());
+  const cells = (l) =>
+    l
+      .trim()
+      .replace(/^\||\|$/g, '')
+      .split(/(?<!\\)\|/)
+      .map((c) => c.trim());
   const tables = [];
   let heading = '';
   for (let i = 0; i < lines.length; i++) {
@@ -124,7 +140,10 @@ function classMembers(dts, name) {
   const start = dts.indexOf(`export class ${name}`);
   assert.ok(start >= 0, `declarations have no class ${name}`);
   // The class body at brace depth 1, with parameter lists emptied (they may span lines).
-  let depth = 0, parens = 0, i = dts.indexOf('{', start), body = '';
+  let depth = 0,
+    parens = 0,
+    i = dts.indexOf('{', start),
+    body = '';
   for (; i < dts.length; i++) {
     const c = dts[i];
     if (c === '{') depth++;
@@ -140,9 +159,21 @@ function classMembers(dts, name) {
   }
   return members;
 }
-const exportsOf = (dts) => new Set([...dts.matchAll(/^export\s+(?:declare\s+)?(?:type|interface|class|function|const)\s+([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]));
+const exportsOf = (dts) =>
+  new Set(
+    [
+      ...dts.matchAll(
+        /^export\s+(?:declare\s+)?(?:type|interface|class|function|const)\s+([A-Za-z_$][\w$]*)/gm,
+      ),
+    ].map((m) => m[1]),
+  );
 /** Every property or member name a .d.ts declares (quoted ones such as 'seq-len' included). */
-const declaredNames = (dts) => new Set([...dts.matchAll(/^\s*(?:readonly\s+)?'?([A-Za-z_$][\w$-]*)'?\??\s*(?:<[^\n]*?>)?\s*[:(]/gm)].map((m) => m[1]));
+const declaredNames = (dts) =>
+  new Set(
+    [...dts.matchAll(/^\s*(?:readonly\s+)?'?([A-Za-z_$][\w$-]*)'?\??\s*(?:<[^\n]*?>)?\s*[:(]/gm)].map(
+      (m) => m[1],
+    ),
+  );
 /** The string literals of `export type NAME = 'a' | 'b' …`. */
 function unionOf(dts, name) {
   const m = new RegExp(`export type ${name} = ([^;]+);`).exec(dts);
@@ -174,12 +205,23 @@ describe('links and anchors', () => {
       for (const { target, line } of linksOf(read(file))) {
         if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//')) continue; // http:, mailto:, …
         const [path, anchor] = target.split('#');
-        const abs = path ? resolve(dirname(join(repoRoot, file)), decodeURIComponent(path)) : join(repoRoot, file);
-        if (!abs.startsWith(repoRoot) || !existsSync(abs)) { problems.push(`${file}:${line}: ${target}: no such file`); continue; }
+        const abs = path
+          ? resolve(dirname(join(repoRoot, file)), decodeURIComponent(path))
+          : join(repoRoot, file);
+        if (!abs.startsWith(repoRoot) || !existsSync(abs)) {
+          problems.push(`${file}:${line}: ${target}: no such file`);
+          continue;
+        }
         if (anchor === undefined) continue;
-        if (!abs.endsWith('.md') || statSync(abs).isDirectory()) { problems.push(`${file}:${line}: ${target}: an anchor into a file that is not Markdown`); continue; }
+        if (!abs.endsWith('.md') || statSync(abs).isDirectory()) {
+          problems.push(`${file}:${line}: ${target}: an anchor into a file that is not Markdown`);
+          continue;
+        }
         const anchors = anchorsOf(readFileSync(abs, 'utf8'));
-        if (!anchors.has(anchor)) problems.push(`${file}:${line}: ${target}: ${relative(repoRoot, abs)} has no heading with the anchor #${anchor}`);
+        if (!anchors.has(anchor))
+          problems.push(
+            `${file}:${line}: ${target}: ${relative(repoRoot, abs)} has no heading with the anchor #${anchor}`,
+          );
       }
       assert.deepEqual(problems, []);
     });
@@ -187,7 +229,10 @@ describe('links and anchors', () => {
 
   test('GitHub slugs: symbols and punctuation drop out, - and _ stay', () => {
     assert.equal(githubSlug('Why √d_k and not d_k'), 'why-d_k-and-not-d_k');
-    assert.equal(githubSlug('Beyond 1/√d_k: QK-norm, soft-caps and s·ln T'), 'beyond-1d_k-qk-norm-soft-caps-and-sln-t');
+    assert.equal(
+      githubSlug('Beyond 1/√d_k: QK-norm, soft-caps and s·ln T'),
+      'beyond-1d_k-qk-norm-soft-caps-and-sln-t',
+    );
     assert.equal(githubSlug('What `run` returns'), 'what-run-returns');
     assert.equal(githubSlug('Low precision: where run rounds'), 'low-precision-where-run-rounds');
     assert.equal(githubSlug('Steps — one by one (×2)'), 'steps--one-by-one-2');
@@ -202,7 +247,11 @@ test('every path of the tree that the docs name in code exists', () => {
     proseLines(read(file)).forEach((line, i) => {
       for (const span of line.matchAll(/`([^`\s]+)`/g)) {
         const path = span[1].replace(/[),.:;]+$/, '');
-        if (!/^(cpp|web|tests|build-scripts|docs|\.github|\.ci)\/[\w./-]*$/.test(path) || /NAME|\*|^tests\/output\//.test(path)) continue;
+        if (
+          !/^(cpp|web|tests|build-scripts|docs|\.github|\.ci)\/[\w./-]*$/.test(path) ||
+          /NAME|\*|^tests\/output\//.test(path)
+        )
+          continue;
         if (!existsSync(join(repoRoot, path))) problems.push(`${file}:${i + 1}: ${path}`);
       }
     });
@@ -214,10 +263,14 @@ test('every `npm run X` in the docs is a script of package.json, and npm start /
   const scripts = pkg.scripts ?? {};
   const problems = [];
   for (const file of DOCS) {
-    read(file).split('\n').forEach((line, i) => {
-      for (const m of line.matchAll(/\bnpm run(?:-script)?\s+([\w:.-]+)/g)) if (!(m[1] in scripts)) problems.push(`${file}:${i + 1}: npm run ${m[1]}`);
-      for (const m of line.matchAll(/\bnpm (start|test)\b/g)) if (!(m[1] in scripts)) problems.push(`${file}:${i + 1}: npm ${m[1]}`);
-    });
+    read(file)
+      .split('\n')
+      .forEach((line, i) => {
+        for (const m of line.matchAll(/\bnpm run(?:-script)?\s+([\w:.-]+)/g))
+          if (!(m[1] in scripts)) problems.push(`${file}:${i + 1}: npm run ${m[1]}`);
+        for (const m of line.matchAll(/\bnpm (start|test)\b/g))
+          if (!(m[1] in scripts)) problems.push(`${file}:${i + 1}: npm ${m[1]}`);
+      });
   }
   assert.deepEqual(problems, []);
 });
@@ -226,7 +279,13 @@ describe('docs/api.md against the engine and its declarations', () => {
   const md = read('docs/api.md');
   const tables = tablesOf(md);
   const checked = tables.filter((t) => CHECKED.has(t.header[0]));
-  const listed = (kinds) => new Set(checked.filter((t) => kinds.includes(t.header[0])).flatMap((t) => t.rows.map((r) => rowName(r[0]))).filter(Boolean));
+  const listed = (kinds) =>
+    new Set(
+      checked
+        .filter((t) => kinds.includes(t.header[0]))
+        .flatMap((t) => t.rows.map((r) => rowName(r[0])))
+        .filter(Boolean),
+    );
   const tableUnder = (heading) => {
     const t = tables.find((x) => x.heading === heading && x.header[0] === 'field');
     assert.ok(t, `docs/api.md has no field table under the heading "${heading}"`);
@@ -246,17 +305,25 @@ describe('docs/api.md against the engine and its declarations', () => {
   /** Rows of `table` for `fields` (schema rows): type, range and default as the schema has them. */
   function checkFieldTable(table, fields, { requireAll }) {
     const col = Object.fromEntries(table.header.map((h, i) => [h, i]));
-    for (const name of ['type', 'range', 'default']) assert.ok(name in col, `the table "${table.heading}" has no ${name} column`);
+    for (const name of ['type', 'range', 'default'])
+      assert.ok(name in col, `the table "${table.heading}" has no ${name} column`);
     const rows = new Map(table.rows.map((r) => [rowName(r[0]), r]));
     const problems = [];
     for (const f of fields) {
       const r = rows.get(f.name);
-      if (!r) { if (requireAll) problems.push(`${f.name}: no row`); continue; }
-      if (r[col.type] !== f.type) problems.push(`${f.name}: type "${r[col.type]}", the schema says ${f.type}`);
+      if (!r) {
+        if (requireAll) problems.push(`${f.name}: no row`);
+        continue;
+      }
+      if (r[col.type] !== f.type)
+        problems.push(`${f.name}: type "${r[col.type]}", the schema says ${f.type}`);
       const spans = codeSpans(r[col.range]);
-      for (const want of expectedRange(f)) if (!spans.includes(want)) problems.push(`${f.name}: range should show \`${want}\`, has "${r[col.range]}"`);
+      for (const want of expectedRange(f))
+        if (!spans.includes(want))
+          problems.push(`${f.name}: range should show \`${want}\`, has "${r[col.range]}"`);
       const shownDefault = codeSpans(r[col.default])[0];
-      if (shownDefault !== literal(f.default)) problems.push(`${f.name}: default \`${shownDefault}\`, the schema says \`${literal(f.default)}\``);
+      if (shownDefault !== literal(f.default))
+        problems.push(`${f.name}: default \`${shownDefault}\`, the schema says \`${literal(f.default)}\``);
     }
     assert.deepEqual(problems, []);
     return rows;
@@ -264,47 +331,87 @@ describe('docs/api.md against the engine and its declarations', () => {
 
   test('the config table is engine.schema: every field, and nothing else, with its type, range and default', () => {
     const rows = checkFieldTable(tableUnder('Config fields'), schema, { requireAll: true });
-    assert.deepEqual([...rows.keys()].filter((n) => !schema.some((f) => f.name === n)), [], 'rows that are not schema fields');
+    assert.deepEqual(
+      [...rows.keys()].filter((n) => !schema.some((f) => f.name === n)),
+      [],
+      'rows that are not schema fields',
+    );
   });
 
   test('the training table agrees with engine.trainSchema', () => {
     const fields = engine.trainSchema.filter((f) => f.type !== 'limit');
     checkFieldTable(tableUnder('Training settings'), fields, { requireAll: true });
-    for (const f of engine.trainSchema.filter((x) => x.type === 'limit')) assert.match(md, new RegExp(`\`${f.name}\``), `trainSchema's ${f.name} is named`);
+    for (const f of engine.trainSchema.filter((x) => x.type === 'limit'))
+      assert.match(md, new RegExp(`\`${f.name}\``), `trainSchema's ${f.name} is named`);
   });
 
   test('every field run returns is listed', () => {
     const fields = listed(['field']);
-    assert.deepEqual(Object.keys(result).filter((k) => !fields.has(k)), []);
+    assert.deepEqual(
+      Object.keys(result).filter((k) => !fields.has(k)),
+      [],
+    );
   });
 
   test('every member of Engine, SweepJob and Trainer in engine.d.ts is listed', () => {
     const members = listed(['member']);
-    const missing = ['Engine', 'SweepJob', 'Trainer'].flatMap((c) => [...classMembers(engineDts, c)].filter((m) => !members.has(m)).map((m) => `${c}.${m}`));
+    const missing = ['Engine', 'SweepJob', 'Trainer'].flatMap((c) =>
+      [...classMembers(engineDts, c)].filter((m) => !members.has(m)).map((m) => `${c}.${m}`),
+    );
     assert.deepEqual(missing, []);
   });
 
-  test('every export of the package\'s declarations, and every package entry, is listed', () => {
+  test("every export of the package's declarations, and every package entry, is listed", () => {
     const exported = listed(['export']);
     const declared = [...exportsOf(engineDts), ...exportsOf(componentDts)];
-    assert.deepEqual(declared.filter((n) => !exported.has(n)), [], 'exports without a row');
+    assert.deepEqual(
+      declared.filter((n) => !exported.has(n)),
+      [],
+      'exports without a row',
+    );
     const imports = listed(['import']);
-    const entries = Object.keys(pkg.exports).filter((k) => k !== './package.json').map((k) => (k === '.' ? pkg.name : `${pkg.name}/${k.slice(2)}`));
-    assert.deepEqual(entries.filter((e) => !imports.has(e)), [], 'package entries without a row');
-    assert.deepEqual([...imports].filter((e) => !entries.includes(e)), [], 'rows that are not package entries');
+    const entries = Object.keys(pkg.exports)
+      .filter((k) => k !== './package.json')
+      .map((k) => (k === '.' ? pkg.name : `${pkg.name}/${k.slice(2)}`));
+    assert.deepEqual(
+      entries.filter((e) => !imports.has(e)),
+      [],
+      'package entries without a row',
+    );
+    assert.deepEqual(
+      [...imports].filter((e) => !entries.includes(e)),
+      [],
+      'rows that are not package entries',
+    );
   });
 
   test('every name the checked tables list exists in the schema, the results or the declarations', async () => {
-    const { createEngine: _, ...runtime } = await import(pathToFileURL(join(repoRoot, pkg.exports['.'].default)).href);
+    const { createEngine: _, ...runtime } = await import(
+      pathToFileURL(join(repoRoot, pkg.exports['.'].default)).href
+    );
     const known = new Set([
-      ...schema.map((f) => f.name), ...engine.trainSchema.map((f) => f.name), ...Object.keys(result),
-      ...declaredNames(engineDts), ...declaredNames(componentDts), ...exportsOf(engineDts), ...exportsOf(componentDts),
-      'createEngine', ...Object.keys(runtime),
+      ...schema.map((f) => f.name),
+      ...engine.trainSchema.map((f) => f.name),
+      ...Object.keys(result),
+      ...declaredNames(engineDts),
+      ...declaredNames(componentDts),
+      ...exportsOf(engineDts),
+      ...exportsOf(componentDts),
+      'createEngine',
+      ...Object.keys(runtime),
     ]);
-    const unknown = checked.filter((t) => t.header[0] !== 'import')
-      .flatMap((t) => t.rows.map((r) => rowName(r[0])).filter((n) => n && !known.has(n)).map((n) => `${t.heading}: ${n}`));
+    const unknown = checked
+      .filter((t) => t.header[0] !== 'import')
+      .flatMap((t) =>
+        t.rows
+          .map((r) => rowName(r[0]))
+          .filter((n) => n && !known.has(n))
+          .map((n) => `${t.heading}: ${n}`),
+      );
     assert.deepEqual(unknown, []);
-    const unnamed = checked.flatMap((t) => t.rows.filter((r) => !rowName(r[0])).map((r) => `${t.heading}: ${r[0]}`));
+    const unnamed = checked.flatMap((t) =>
+      t.rows.filter((r) => !rowName(r[0])).map((r) => `${t.heading}: ${r[0]}`),
+    );
     assert.deepEqual(unnamed, [], 'rows of checked tables whose first cell is not a code span');
   });
 });
@@ -316,10 +423,20 @@ describe('docs/embedding.md against the component', () => {
   test('every attribute of <attn-scale-demo> has a row, and every row is an attribute', () => {
     assert.ok(attributeTable, 'docs/embedding.md has an attribute table');
     const rows = attributeTable.rows.map((r) => rowName(r[0]));
-    const options = [...declaredNames(componentDts)].filter((n) => ['panel', 'controls', 'theme', 'page'].includes(n));
+    const options = [...declaredNames(componentDts)].filter((n) =>
+      ['panel', 'controls', 'theme', 'page'].includes(n),
+    );
     const attributes = [...schema.map((f) => kebab(f.name)), ...options];
-    assert.deepEqual(attributes.filter((a) => !rows.includes(a)), [], 'attributes without a row');
-    assert.deepEqual(rows.filter((r) => !attributes.includes(r)), [], 'rows that are not attributes');
+    assert.deepEqual(
+      attributes.filter((a) => !rows.includes(a)),
+      [],
+      'attributes without a row',
+    );
+    assert.deepEqual(
+      rows.filter((r) => !attributes.includes(r)),
+      [],
+      'rows that are not attributes',
+    );
   });
 
   test('every panel name is listed', () => {
@@ -332,7 +449,9 @@ test(`README.md is for users: at most ${README_MAX_LINES} lines, and its picture
   const md = read('README.md');
   const lines = md.split('\n').length - (md.endsWith('\n') ? 1 : 0);
   assert.ok(lines <= README_MAX_LINES, `README.md has ${lines} lines`);
-  const pictures = linksOf(md).map((l) => l.target).filter((t) => /\.png$/i.test(t) && !/^[a-z]+:/i.test(t));
+  const pictures = linksOf(md)
+    .map((l) => l.target)
+    .filter((t) => /\.png$/i.test(t) && !/^[a-z]+:/i.test(t));
   assert.ok(pictures.length > 0, 'README.md shows a picture of the page');
   for (const p of pictures) {
     const bytes = statSync(join(repoRoot, p)).size;

@@ -27,7 +27,10 @@ export const PATTERNS = [
   { name: 'a dated measurement log', re: /\blast\s+run\s*:/i },
   // The sitting a figure came from; a Worker's or a WebDriver's session ("no trainer for this
   // session") is domain text and stays allowed.
-  { name: 'a work sitting', re: /\b(?:in|during|before|after|since)\s+this\s+session\b|\bother\s+sessions\s+were\b/i },
+  {
+    name: 'a work sitting',
+    re: /\b(?:in|during|before|after|since)\s+this\s+session\b|\bother\s+sessions\s+were\b/i,
+  },
   { name: 'a calendar date', re: /\b20[0-9]{2}-[01][0-9]-[0-3][0-9]\b/ },
 ];
 
@@ -35,8 +38,15 @@ export const PATTERNS = [
 const isBinary = (buf) => buf.subarray(0, 8192).includes(0);
 
 function trackedFiles() {
-  const out = execFileSync('git', ['ls-files', '-z'], { cwd: repoRoot, encoding: 'utf8', maxBuffer: 64 << 20 });
-  return out.split('\0').filter(Boolean).filter((f) => !EXEMPT.some((re) => re.test(f)));
+  const out = execFileSync('git', ['ls-files', '-z'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
+  return out
+    .split('\0')
+    .filter(Boolean)
+    .filter((f) => !EXEMPT.some((re) => re.test(f)));
 }
 
 function gitAvailable() {
@@ -71,7 +81,11 @@ test('no tracked file names an issue number, a work step or the sitting a figure
     });
   }
   for (const f of found) console.log(f);
-  assert.equal(found.length, 0, `${found.length} line(s) speak of the work instead of the domain:\n${found.join('\n')}`);
+  assert.equal(
+    found.length,
+    0,
+    `${found.length} line(s) speak of the work instead of the domain:\n${found.join('\n')}`,
+  );
 });
 
 test('the patterns leave domain text alone and catch process text', () => {
@@ -86,11 +100,19 @@ test('the patterns leave domain text alone and catch process text', () => {
     'stop at step 500 (trainStopAt)',
     'Gemma 2 uses 50 on attention logits',
     'arXiv 2205.14135',
-  ]) assert.equal(flagged(ok), false, ok);
+  ])
+    assert.equal(flagged(ok), false, ok);
   // Joined from parts, so that this file's own text does not hold them.
   const w = (...parts) => parts.join(' ');
-  for (const bad of [w('the limits of issue', 12), w('see Issue', '#4'), w('issues', '12/13'), w('done at stop', 3),
-    w('Last', 'run: fast'), w('measured in this', 'session'), w('measured', ['2026', '12', '01'].join('-'))]) {
+  for (const bad of [
+    w('the limits of issue', 12),
+    w('see Issue', '#4'),
+    w('issues', '12/13'),
+    w('done at stop', 3),
+    w('Last', 'run: fast'),
+    w('measured in this', 'session'),
+    w('measured', ['2026', '12', '01'].join('-')),
+  ]) {
     assert.equal(flagged(bad), true, bad);
   }
 });
