@@ -6,7 +6,11 @@
 // build-scripts/vite-offline.js) into build/offline/ and copies it to dist/attnscale-offline.html.
 import { defineConfig } from 'vite';
 import { viteSingleFile } from 'vite-plugin-singlefile';
-import { offlineEnginePlugins, offlinePagePlugins, offlineAfterFolderBuild } from './build-scripts/vite-offline.js';
+import {
+  offlineEnginePlugins,
+  offlinePagePlugins,
+  offlineAfterFolderBuild,
+} from './build-scripts/vite-offline.js';
 import { componentChunks } from './build-scripts/component-chunks.js';
 import { fileURLToPath } from 'node:url';
 import katex from 'katex';
@@ -18,11 +22,21 @@ const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 // KaTeX at build time: <tex>…</tex> (inline) and <tex-block>…</tex-block> (display) in index.html
 // become KaTeX HTML+MathML; no KaTeX JavaScript reaches the browser, only its stylesheet.
 function decodeEntities(s) {
-  return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+  return s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 }
 function katexAtBuild() {
   const render = (tex, displayMode) =>
-    katex.renderToString(decodeEntities(tex.trim()), { displayMode, throwOnError: true, strict: 'error', output: 'htmlAndMathml' });
+    katex.renderToString(decodeEntities(tex.trim()), {
+      displayMode,
+      throwOnError: true,
+      strict: 'error',
+      output: 'htmlAndMathml',
+    });
   // KaTeX sizes its boxes with style="…" attributes, which a strict CSP (style-src 'self')
   // blocks. Each distinct style becomes a class in a generated stylesheet instead.
   let memo = { src: null, out: null };
@@ -33,13 +47,26 @@ function katexAtBuild() {
       if (!styles.has(css)) styles.set(css, `ks-${createHash('sha1').update(css).digest('hex').slice(0, 8)}`);
       return styles.get(css);
     };
-    const fix = (html) => html
-      .replace(/ class="([^"]*)" style="([^"]*)"/g, (_, c, st) => ` class="${c} ${cls(st)}"`)
-      .replace(/ style="([^"]*)"/g, (_, st) => ` class="${cls(st)}"`);
+    const fix = (html) =>
+      html
+        .replace(/ class="([^"]*)" style="([^"]*)"/g, (_, c, st) => ` class="${c} ${cls(st)}"`)
+        .replace(/ style="([^"]*)"/g, (_, st) => ` class="${cls(st)}"`);
     const html = src
-      .replace(/<tex-block>([\s\S]*?)<\/tex-block>/g, (_, t) => `<div class="math-display">${fix(render(t, true))}</div>`)
+      .replace(
+        /<tex-block>([\s\S]*?)<\/tex-block>/g,
+        (_, t) => `<div class="math-display">${fix(render(t, true))}</div>`,
+      )
       .replace(/<tex>([\s\S]*?)<\/tex>/g, (_, t) => fix(render(t, false)));
-    const css = [...styles].map(([st, c]) => `.katex .${c}{${st.split(';').filter(Boolean).map((d) => `${d} !important`).join(';')}}`).join('\n');
+    const css = [...styles]
+      .map(
+        ([st, c]) =>
+          `.katex .${c}{${st
+            .split(';')
+            .filter(Boolean)
+            .map((d) => `${d} !important`)
+            .join(';')}}`,
+      )
+      .join('\n');
     memo = { src, out: { html, css } };
     return memo.out;
   }
@@ -48,7 +75,8 @@ function katexAtBuild() {
     name: 'attnscale-katex-at-build',
     transformIndexHtml: { order: 'pre', handler: (html) => renderPage(html).html },
     resolveId: (id) => (id === VIRTUAL ? `\0${VIRTUAL}` : null),
-    load: (id) => (id === `\0${VIRTUAL}` ? renderPage(readFileSync(here('./web/index.html'), 'utf8')).css : null),
+    load: (id) =>
+      id === `\0${VIRTUAL}` ? renderPage(readFileSync(here('./web/index.html'), 'utf8')).css : null,
   };
 }
 
@@ -61,7 +89,10 @@ function katexWoff2Only() {
     enforce: 'pre',
     transform(code, id) {
       if (!/katex(\.min)?\.css($|\?)/.test(id)) return null;
-      return code.replace(/,\s*url\([^)]*\.woff\)\s*format\(["']woff["']\)|,\s*url\([^)]*\.ttf\)\s*format\(["']truetype["']\)/g, '');
+      return code.replace(
+        /,\s*url\([^)]*\.woff\)\s*format\(["']woff["']\)|,\s*url\([^)]*\.ttf\)\s*format\(["']truetype["']\)/g,
+        '',
+      );
     },
   };
 }
@@ -74,7 +105,14 @@ const folderBuild = {
   root: here('./web'),
   base: './',
   publicDir: false,
-  plugins: [...plugins, component.plugin, offlineAfterFolderBuild({ configFile: here('./vite.config.js'), outFile: here('./dist/attnscale-offline.html') })],
+  plugins: [
+    ...plugins,
+    component.plugin,
+    offlineAfterFolderBuild({
+      configFile: here('./vite.config.js'),
+      outFile: here('./dist/attnscale-offline.html'),
+    }),
+  ],
   worker: { format: 'es' },
   build: {
     outDir: here('./dist'),
@@ -108,7 +146,12 @@ const offlineBuild = {
   root: here('./web'),
   base: './',
   publicDir: false,
-  plugins: [...plugins, ...offlineEnginePlugins(), ...offlinePagePlugins(), viteSingleFile({ removeViteModuleLoader: true })],
+  plugins: [
+    ...plugins,
+    ...offlineEnginePlugins(),
+    ...offlinePagePlugins(),
+    viteSingleFile({ removeViteModuleLoader: true }),
+  ],
   // One classic script for the inlined Worker (a blob Worker cannot load chunks).
   worker: { format: 'iife', plugins: () => offlineEnginePlugins({ worker: true }) },
   build: {

@@ -16,7 +16,9 @@ const missing = required.filter((f) => !existsSync(root + f));
 const assets = existsSync(root + 'dist/assets') ? readdirSync(root + 'dist/assets') : [];
 if (!assets.some((f) => f.endsWith('.wasm'))) missing.push('dist/assets/*.wasm');
 if (missing.length) {
-  console.error(`attnscale: cannot pack, build outputs are missing: ${missing.join(', ')}.\n`
-    + 'Run `npm run build` first (it writes web/generated/ and dist/), then pack again.');
+  console.error(
+    `attnscale: cannot pack, build outputs are missing: ${missing.join(', ')}.\n` +
+      'Run `npm run build` first (it writes web/generated/ and dist/), then pack again.',
+  );
   process.exit(1);
 }

@@ -22,10 +22,13 @@ export function componentChunks(entryId) {
     },
   };
   // A dynamic import's facade chunk may hold no module of its own: its facade module decides.
-  const isComponent = (chunk) => [chunk.facadeModuleId, ...chunk.moduleIds].some((id) => id && reachable?.has(id));
+  const isComponent = (chunk) =>
+    [chunk.facadeModuleId, ...chunk.moduleIds].some((id) => id && reachable?.has(id));
   return {
     plugin,
-    entryFileNames: (chunk) => (chunk.name === 'attn-scale-demo' ? '[name].js' : 'assets/page/[name]-[hash].js'),
-    chunkFileNames: (chunk) => (isComponent(chunk) ? 'assets/[name]-[hash].js' : 'assets/page/[name]-[hash].js'),
+    entryFileNames: (chunk) =>
+      chunk.name === 'attn-scale-demo' ? '[name].js' : 'assets/page/[name]-[hash].js',
+    chunkFileNames: (chunk) =>
+      isComponent(chunk) ? 'assets/[name]-[hash].js' : 'assets/page/[name]-[hash].js',
   };
 }

@@ -18,12 +18,21 @@
 import { startServer } from '../tests/e2e/serve-dist.js';
 import { launchBrowser } from '../tests/e2e/browser.js';
 
-const arg = (name, fallback) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : fallback; };
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
 const runs = Number(arg('--runs', 5)) || 5;
-const only = new Set((arg('--only', 'first,sweeps,slider,during')).split(','));
+const only = new Set(arg('--only', 'first,sweeps,slider,during').split(','));
 const extraQuery = arg('--query', '');
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
-const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
+};
 const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 
 // Every [data-panel] complete: no is-stale class and an empty .panel-status (the markers the e2e
@@ -33,9 +42,13 @@ const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 const ALL_COMPLETE = () => {
   const app = document.getElementById('app');
   const later = ['schemes', 'length', 'thresholds'];
-  return app?.dataset.state === 'ready' && Number(app.dataset.sweepRequests) >= 1
-    && [...document.querySelectorAll('[data-panel]')].filter((p) => !later.includes(p.dataset.panel))
-      .every((p) => !p.classList.contains('is-stale') && !p.querySelector('.panel-status')?.textContent);
+  return (
+    app?.dataset.state === 'ready' &&
+    Number(app.dataset.sweepRequests) >= 1 &&
+    [...document.querySelectorAll('[data-panel]')]
+      .filter((p) => !later.includes(p.dataset.panel))
+      .every((p) => !p.classList.contains('is-stale') && !p.querySelector('.panel-status')?.textContent)
+  );
 };
 // Init script: records performance.now() the first time ALL_COMPLETE holds (a MutationObserver,
 // so the time is exact rather than a polling interval).
@@ -48,7 +61,10 @@ const RECORD_COMPLETE = `(() => {
 const server = await startServer(arg('--dist') ? { root: arg('--dist') } : {});
 const out = { date: new Date().toISOString(), url: server.url, runs, query: extraQuery };
 /** A section's numbers: kept for the JSON at the end, and shown on stderr as soon as they exist. */
-const report = (name, value) => { out[name] = value; console.error(`${name}: ${JSON.stringify(value)}`); };
+const report = (name, value) => {
+  out[name] = value;
+  console.error(`${name}: ${JSON.stringify(value)}`);
+};
 const waitComplete = (page) => page.waitForFunction(ALL_COMPLETE, null, { timeout: 180000, polling: 250 });
 
 try {
@@ -63,18 +79,38 @@ try {
         const page = await browser.newPage({ width: 1280, height: 900 });
         const logStart = server.log.length;
         await page.goto(`${server.url}?${extraQuery}`);
-        await page.waitForFunction(() => performance.getEntriesByName('attnscale:first-chart').length > 0, null, { timeout: 60000 });
-        firsts.push(await page.evaluate(() => performance.getEntriesByName('attnscale:first-chart')[0].startTime));
-        phases.push(await page.evaluate(() => Object.fromEntries(['main-start', 'engine-ready', 'first-result', 'first-chart']
-          .map((n) => [n, Math.round(performance.getEntriesByName(`attnscale:${n}`)[0]?.startTime ?? NaN)])
-          .concat([['workerBoot', Number(document.getElementById('app').dataset.engineBootMs)]]))));
+        await page.waitForFunction(
+          () => performance.getEntriesByName('attnscale:first-chart').length > 0,
+          null,
+          { timeout: 60000 },
+        );
+        firsts.push(
+          await page.evaluate(() => performance.getEntriesByName('attnscale:first-chart')[0].startTime),
+        );
+        phases.push(
+          await page.evaluate(() =>
+            Object.fromEntries(
+              ['main-start', 'engine-ready', 'first-result', 'first-chart']
+                .map((n) => [
+                  n,
+                  Math.round(performance.getEntriesByName(`attnscale:${n}`)[0]?.startTime ?? NaN),
+                ])
+                .concat([['workerBoot', Number(document.getElementById('app').dataset.engineBootMs)]]),
+            ),
+          ),
+        );
         if (i === 0) {
           // Let every sweep and variant finish, then count every response of this load.
           await waitComplete(page);
           await page.waitForTimeout(500);
           const entries = server.log.slice(logStart);
           const isFont = (e) => /\.(woff2?|ttf|otf)$/.test(e.path);
-          const byPath = entries.map((e) => ({ path: e.path, gzipBytes: e.bytes, rawBytes: e.raw, font: isFont(e) }));
+          const byPath = entries.map((e) => ({
+            path: e.path,
+            gzipBytes: e.bytes,
+            rawBytes: e.raw,
+            font: isFont(e),
+          }));
           transfer = {
             totalGzipBytesExclFonts: byPath.filter((e) => !e.font).reduce((a, e) => a + e.gzipBytes, 0),
             fontGzipBytes: byPath.filter((e) => e.font).reduce((a, e) => a + e.gzipBytes, 0),
@@ -85,14 +121,27 @@ try {
         await browser.close();
       }
     }
-    report('firstChartMs', { median: round(median(firsts)), all: firsts.map((x) => round(x)), phases, budget: 1000 });
-    report('transferGzipBytes', { total: transfer.totalGzipBytesExclFonts, fontsExcluded: transfer.fontGzipBytes, budget: 300 * 1024, requests: transfer.requests });
+    report('firstChartMs', {
+      median: round(median(firsts)),
+      all: firsts.map((x) => round(x)),
+      phases,
+      budget: 1000,
+    });
+    report('transferGzipBytes', {
+      total: transfer.totalGzipBytesExclFonts,
+      fontsExcluded: transfer.fontGzipBytes,
+      budget: 300 * 1024,
+      requests: transfer.requests,
+    });
   }
 
   if (only.has('sweeps')) {
     // --- fresh load → every panel complete, at T = 256 and T = 2048 (cold browser each time) ---
     const sweeps = {};
-    for (const [T, n, budget] of [[256, runs, 600], [2048, Math.max(1, Math.min(runs, 3)), 4000]]) {
+    for (const [T, n, budget] of [
+      [256, runs, 600],
+      [2048, Math.max(1, Math.min(runs, 3)), 4000],
+    ]) {
       const times = [];
       for (let i = 0; i < n; i++) {
         const browser = await launchBrowser();
@@ -100,7 +149,10 @@ try {
           const page = await browser.newPage({ width: 1280, height: 900 });
           await page.addInitScript(RECORD_COMPLETE);
           await page.goto(`${server.url}?seqLen=${T}${extraQuery}`);
-          await page.waitForFunction(() => window.__allCompleteAt !== undefined, null, { timeout: 180000, polling: 250 });
+          await page.waitForFunction(() => window.__allCompleteAt !== undefined, null, {
+            timeout: 180000,
+            polling: 250,
+          });
           times.push(await page.evaluate(() => window.__allCompleteAt));
         } finally {
           await browser.close();
@@ -128,20 +180,43 @@ try {
             const root = document.getElementById('app');
             const dk = 2 ** s;
             if (new URLSearchParams(root.dataset.resultQuery).get('dk') === String(dk)) return null;
-            await new Promise((r) => { setTimeout(r, 120); }); // idle between moves, like a reader
+            await new Promise((r) => {
+              setTimeout(r, 120);
+            }); // idle between moves, like a reader
             const t0 = performance.now();
             const shown = new Promise((resolve) => {
               const mo = new MutationObserver(() => {
                 if (new URLSearchParams(root.dataset.resultQuery).get('dk') === String(dk)) {
                   mo.disconnect();
                   // The charts were updated synchronously; the next frame puts them on screen.
-                  const upd = Number(root.dataset.updateMs), work = Number(root.dataset.workerMs);
-                  const [toWorker, inWorker, fromWorker, sentAt] = (root.dataset.timing ?? 'NaN,NaN,NaN,NaN').split(',').map(Number);
+                  const upd = Number(root.dataset.updateMs),
+                    work = Number(root.dataset.workerMs);
+                  const [toWorker, inWorker, fromWorker, sentAt] = (root.dataset.timing ?? 'NaN,NaN,NaN,NaN')
+                    .split(',')
+                    .map(Number);
                   const shownAt = performance.now();
                   // What the charts' own drawing took (uPlot draws in microtasks, after the update).
-                  const draw = shownAt - t0 - (sentAt - (performance.timeOrigin + t0)) - toWorker - inWorker - fromWorker - upd;
-                  requestAnimationFrame(() => resolve({ total: performance.now() - t0, worker: work, update: upd, toWorker, inWorker, fromWorker,
-                    beforeSend: sentAt - (performance.timeOrigin + t0), draw, toFrame: performance.now() - shownAt }));
+                  const draw =
+                    shownAt -
+                    t0 -
+                    (sentAt - (performance.timeOrigin + t0)) -
+                    toWorker -
+                    inWorker -
+                    fromWorker -
+                    upd;
+                  requestAnimationFrame(() =>
+                    resolve({
+                      total: performance.now() - t0,
+                      worker: work,
+                      update: upd,
+                      toWorker,
+                      inWorker,
+                      fromWorker,
+                      beforeSend: sentAt - (performance.timeOrigin + t0),
+                      draw,
+                      toFrame: performance.now() - shownAt,
+                    }),
+                  );
                 }
               });
               mo.observe(root, { attributes: true, attributeFilter: ['data-result-query'] });
@@ -154,13 +229,31 @@ try {
         }
       }
       const col = (k) => samples.map((x) => x[k]);
-      if (process.env.BUDGET_DEBUG) console.error(samples.map((x) => Object.values(x).map((v) => round(v)).join(' ')).join('\n'));
+      if (process.env.BUDGET_DEBUG)
+        console.error(
+          samples
+            .map((x) =>
+              Object.values(x)
+                .map((v) => round(v))
+                .join(' '),
+            )
+            .join('\n'),
+        );
       report('dkChangeMs', {
-        median: round(median(col('total'))), p90: round(pct(col('total'), 0.9)), max: round(Math.max(...col('total'))),
-        workerComputeMedian: round(median(col('worker'))), mainThreadUpdateMedian: round(median(col('update'))),
-        messageToWorkerMedian: round(median(col('toWorker'))), messageFromWorkerMedian: round(median(col('fromWorker'))),
-        inputToSendMedian: round(median(col('beforeSend'))), chartDrawMedian: round(median(col('draw'))), resultToFrameMedian: round(median(col('toFrame'))),
-        samples: samples.length, seqLen: 256, dkRange: '1..512', budget: { median: 16.7, p90: 25 },
+        median: round(median(col('total'))),
+        p90: round(pct(col('total'), 0.9)),
+        max: round(Math.max(...col('total'))),
+        workerComputeMedian: round(median(col('worker'))),
+        mainThreadUpdateMedian: round(median(col('update'))),
+        messageToWorkerMedian: round(median(col('toWorker'))),
+        messageFromWorkerMedian: round(median(col('fromWorker'))),
+        inputToSendMedian: round(median(col('beforeSend'))),
+        chartDrawMedian: round(median(col('draw'))),
+        resultToFrameMedian: round(median(col('toFrame'))),
+        samples: samples.length,
+        seqLen: 256,
+        dkRange: '1..512',
+        budget: { median: 16.7, p90: 25 },
       });
       out.engine = await page.evaluate(() => document.getElementById('engine-info')?.textContent);
     } finally {
@@ -174,46 +267,78 @@ try {
     try {
       const page = await browser.newPage({ width: 1280, height: 900 });
       await page.goto(`${server.url}?seqLen=2048&dk=64${extraQuery}`);
-      await page.waitForFunction(() => Number(document.getElementById('app')?.dataset.sweepRequests) >= 1, null, { timeout: 120000 });
+      await page.waitForFunction(
+        () => Number(document.getElementById('app')?.dataset.sweepRequests) >= 1,
+        null,
+        { timeout: 120000 },
+      );
       const samples = [];
       for (const mean of [0.1, 0.2, 0.3, 0.4, 0.5]) {
         await page.waitForTimeout(700); // well into the sweep of the previous setting
-        samples.push(await page.evaluate(async (m) => {
-          const root = document.getElementById('app');
-          const slider = document.querySelector('[data-field="mean"] input[type="range"]');
-          const sigma = document.querySelector('[data-panel="sigma"]');
-          const t0 = performance.now();
-          const afterFrame = () => new Promise((r) => { requestAnimationFrame(() => r(performance.now() - t0)); });
-          const result = new Promise((resolve) => {
-            const mo = new MutationObserver(() => {
-              if (new URLSearchParams(root.dataset.resultQuery).get('mean') === String(m)) { mo.disconnect(); resolve(afterFrame()); }
+        samples.push(
+          await page.evaluate(async (m) => {
+            const root = document.getElementById('app');
+            const slider = document.querySelector('[data-field="mean"] input[type="range"]');
+            const sigma = document.querySelector('[data-panel="sigma"]');
+            const t0 = performance.now();
+            const afterFrame = () =>
+              new Promise((r) => {
+                requestAnimationFrame(() => r(performance.now() - t0));
+              });
+            const result = new Promise((resolve) => {
+              const mo = new MutationObserver(() => {
+                if (new URLSearchParams(root.dataset.resultQuery).get('mean') === String(m)) {
+                  mo.disconnect();
+                  resolve(afterFrame());
+                }
+              });
+              mo.observe(root, { attributes: true, attributeFilter: ['data-result-query'] });
             });
-            mo.observe(root, { attributes: true, attributeFilter: ['data-result-query'] });
-          });
-          // The first point of the new sweep: the sigma panel's stale mark goes away.
-          const sweepPoint = new Promise((resolve) => {
-            let restarted = false;
-            const mo = new MutationObserver(() => {
-              if (sigma.classList.contains('is-stale')) restarted = true;
-              else if (restarted) { mo.disconnect(); resolve(afterFrame()); }
+            // The first point of the new sweep: the sigma panel's stale mark goes away.
+            const sweepPoint = new Promise((resolve) => {
+              let restarted = false;
+              const mo = new MutationObserver(() => {
+                if (sigma.classList.contains('is-stale')) restarted = true;
+                else if (restarted) {
+                  mo.disconnect();
+                  resolve(afterFrame());
+                }
+              });
+              mo.observe(sigma, { attributes: true, attributeFilter: ['class'] });
             });
-            mo.observe(sigma, { attributes: true, attributeFilter: ['class'] });
-          });
-          slider.value = String(m);
-          slider.dispatchEvent(new Event('input', { bubbles: true }));
-          // Capped at 60 s (the old algorithm finishes its whole point first: seconds at T = 2048).
-          const cap = (p) => Promise.race([p, new Promise((r) => { setTimeout(() => r(Infinity), 60000); })]);
-          const [resultMs, firstPointMs] = await Promise.all([cap(result), cap(sweepPoint)]);
-          const t = (root.dataset.sweepTiming ?? 'NaN,NaN').split(',').map(Number);
-          return { resultMs, firstPointMs, staleWorkMs: t[1] - t[0] };
-        }, mean));
+            slider.value = String(m);
+            slider.dispatchEvent(new Event('input', { bubbles: true }));
+            // Capped at 60 s (the old algorithm finishes its whole point first: seconds at T = 2048).
+            const cap = (p) =>
+              Promise.race([
+                p,
+                new Promise((r) => {
+                  setTimeout(() => r(Infinity), 60000);
+                }),
+              ]);
+            const [resultMs, firstPointMs] = await Promise.all([cap(result), cap(sweepPoint)]);
+            const t = (root.dataset.sweepTiming ?? 'NaN,NaN').split(',').map(Number);
+            return { resultMs, firstPointMs, staleWorkMs: t[1] - t[0] };
+          }, mean),
+        );
       }
       const col = (k) => samples.map((x) => x[k]);
       report('duringSweepMs', {
         seqLen: 2048,
-        inputToResultFrame: { median: round(median(col('resultMs'))), max: round(Math.max(...col('resultMs'))), budget: 150 },
-        inputToFirstNewSweepPoint: { median: round(median(col('firstPointMs'))), max: round(Math.max(...col('firstPointMs'))) },
-        staleSweepWorkAfterRequest: { median: round(median(col('staleWorkMs'))), max: round(Math.max(...col('staleWorkMs'))), budget: 50 },
+        inputToResultFrame: {
+          median: round(median(col('resultMs'))),
+          max: round(Math.max(...col('resultMs'))),
+          budget: 150,
+        },
+        inputToFirstNewSweepPoint: {
+          median: round(median(col('firstPointMs'))),
+          max: round(Math.max(...col('firstPointMs'))),
+        },
+        staleSweepWorkAfterRequest: {
+          median: round(median(col('staleWorkMs'))),
+          max: round(Math.max(...col('staleWorkMs'))),
+          budget: 50,
+        },
         samples: samples.length,
       });
     } finally {

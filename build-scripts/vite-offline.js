@@ -42,13 +42,17 @@ export function offlineEnginePlugins({ worker = false } = {}) {
       enforce: 'pre',
       resolveId(source, importer) {
         if (source === WASM_MODULE) {
-          if (worker) this.error(`offline build: the Worker imports ${WASM_MODULE} (${importer}); the page posts the wasm to it`);
+          if (worker)
+            this.error(
+              `offline build: the Worker imports ${WASM_MODULE} (${importer}); the page posts the wasm to it`,
+            );
           return `\0${WASM_MODULE}`;
         }
         if (!importer || importer.startsWith('\0')) return null;
         const clean = importer.split('?')[0];
         // The folder build's Worker URL is never used here (install-worker.js supplies the Worker).
-        if (clean === WORKER_CLIENT && source === './worker.js?worker&url') return '\0attnscale-no-worker-url';
+        if (clean === WORKER_CLIENT && source === './worker.js?worker&url')
+          return '\0attnscale-no-worker-url';
         const target = resolve(dirname(clean), source);
         if (clean !== OFFLINE_ENGINE && target === ENGINE) return OFFLINE_ENGINE;
         // The main-thread fallback would bundle the engine (and its wasm) a second time, next to
@@ -81,7 +85,10 @@ export function offlineEnginePlugins({ worker = false } = {}) {
         // The wasm comes as wasmBinary: keep the glue from referencing (and Vite from inlining) the file.
         const urlExpr = `new URL("attnscale-${m[1]}.wasm",import.meta.url).toString()`;
         if (!code.includes(urlExpr)) this.error(`the Emscripten glue changed: ${urlExpr} not found in ${id}`);
-        return { code: code.replace(urlExpr, `"attnscale-${m[1]}.wasm"`).replaceAll('import.meta.url', 'undefined'), map: null };
+        return {
+          code: code.replace(urlExpr, `"attnscale-${m[1]}.wasm"`).replaceAll('import.meta.url', 'undefined'),
+          map: null,
+        };
       },
     },
   ];
@@ -99,7 +106,9 @@ export function offlinePagePlugins() {
           if (!html.includes(from)) throw new Error(`offline build: ${from} not found in index.html`);
           // The favicon too (a file next to the page would not travel with it).
           const icon = `data:image/svg+xml,${encodeURIComponent(readFileSync(here('../web/src/favicon.svg'), 'utf8').trim())}`;
-          return html.replace(from, 'src="./src/offline/main.js"').replace('href="./src/favicon.svg"', `href="${icon}"`);
+          return html
+            .replace(from, 'src="./src/offline/main.js"')
+            .replace('href="./src/favicon.svg"', `href="${icon}"`);
         },
       },
     },
@@ -107,19 +116,25 @@ export function offlinePagePlugins() {
       name: 'attnscale-offline-katex-fonts',
       // 'post': after Vite has emitted the page and its stylesheet, before the single-file plugin
       // (enforce: 'post', later in the list) inlines them.
-      generateBundle: { order: 'post', handler(_, bundle) {
-        const html = Object.values(bundle).find((f) => f.fileName.endsWith('.html'));
-        if (!html) return;
-        const classes = new Set();
-        for (const m of String(html.source).matchAll(/class="([^"]*)"/g)) for (const c of m[1].split(/\s+/)) classes.add(c);
-        for (const css of Object.values(bundle).filter((f) => f.fileName.endsWith('.css'))) {
-          css.source = pruneKatexFonts(String(css.source), classes);
-        }
-        // The wasm must be in the file exactly once (a second engine bundle would double the size).
-        const probe = simdWasmGzipBase64().slice(0, 120);
-        const copies = Object.values(bundle).filter((f) => f.type === 'chunk').reduce((n, c) => n + c.code.split(probe).length - 1, 0);
-        if (copies !== 1) this.error(`offline build: the wasm is inlined ${copies} times (expected once)`);
-      } },
+      generateBundle: {
+        order: 'post',
+        handler(_, bundle) {
+          const html = Object.values(bundle).find((f) => f.fileName.endsWith('.html'));
+          if (!html) return;
+          const classes = new Set();
+          for (const m of String(html.source).matchAll(/class="([^"]*)"/g))
+            for (const c of m[1].split(/\s+/)) classes.add(c);
+          for (const css of Object.values(bundle).filter((f) => f.fileName.endsWith('.css'))) {
+            css.source = pruneKatexFonts(String(css.source), classes);
+          }
+          // The wasm must be in the file exactly once (a second engine bundle would double the size).
+          const probe = simdWasmGzipBase64().slice(0, 120);
+          const copies = Object.values(bundle)
+            .filter((f) => f.type === 'chunk')
+            .reduce((n, c) => n + c.code.split(probe).length - 1, 0);
+          if (copies !== 1) this.error(`offline build: the wasm is inlined ${copies} times (expected once)`);
+        },
+      },
     },
   ];
 }
@@ -129,7 +144,8 @@ export function offlinePagePlugins() {
  * math's classes can select. KaTeX_Main regular is always kept (.katex's own font).
  */
 export function pruneKatexFonts(css, classes) {
-  const face = (family, decl) => `${family}|${/font-weight:\s*(700|bold)/.test(decl) ? 700 : 400}|${/font-style:\s*italic/.test(decl) ? 'italic' : 'normal'}`;
+  const face = (family, decl) =>
+    `${family}|${/font-weight:\s*(700|bold)/.test(decl) ? 700 : 400}|${/font-style:\s*italic/.test(decl) ? 'italic' : 'normal'}`;
   const used = new Set(['KaTeX_Main|400|normal']);
   if (classes.has('textbf')) used.add('KaTeX_Main|700|normal');
   const rules = css.replace(/@font-face\{[^}]*\}/g, '');

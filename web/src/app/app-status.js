@@ -13,13 +13,19 @@ import { PANELS } from '../panels/index.js';
 export function engineNotes(info, mode, refusal = null) {
   const lines = [];
   if (info && info.simd === false) {
-    lines.push('This browser has no WebAssembly SIMD, so the engine runs its scalar build: the same numbers, computed more slowly.');
+    lines.push(
+      'This browser has no WebAssembly SIMD, so the engine runs its scalar build: the same numbers, computed more slowly.',
+    );
   }
   if (mode === 'main-thread' && refusal) {
-    lines.push(`This site’s Content-Security-Policy refused the engine’s Web Worker (${refusal.directive}), so the engine computes on the page’s own thread: the page may pause briefly while a chart updates. `
-      + `For a Worker, the site’s worker-src must allow ${refusal.allow.join(' ')}.`);
+    lines.push(
+      `This site’s Content-Security-Policy refused the engine’s Web Worker (${refusal.directive}), so the engine computes on the page’s own thread: the page may pause briefly while a chart updates. ` +
+        `For a Worker, the site’s worker-src must allow ${refusal.allow.join(' ')}.`,
+    );
   } else if (mode === 'main-thread') {
-    lines.push('Web Workers are not available here, so the engine computes on the page’s own thread: the page may pause briefly while a chart updates.');
+    lines.push(
+      'Web Workers are not available here, so the engine computes on the page’s own thread: the page may pause briefly while a chart updates.',
+    );
   }
   return lines;
 }
@@ -27,9 +33,16 @@ export function engineNotes(info, mode, refusal = null) {
 /** A persistent notice (not dismissed by the config notices) just before `noticeEl`. */
 export function showEngineNotes(noticeEl, lines) {
   if (!noticeEl || !lines.length) return null;
-  const box = h('div', { class: 'notice info engine-note', role: 'status', 'data-engine-note': '' },
+  const box = h(
+    'div',
+    { class: 'notice info engine-note', role: 'status', 'data-engine-note': '' },
     h('p', { class: 'notice-title', text: 'How the charts are computed here' }),
-    h('ul', {}, lines.map((l) => h('li', { text: l }))));
+    h(
+      'ul',
+      {},
+      lines.map((l) => h('li', { text: l })),
+    ),
+  );
   noticeEl.before(box);
   return box;
 }
@@ -42,11 +55,14 @@ export function showUnavailable(panelEls) {
     el.classList.add('panel', 'panel-unavailable');
     el.replaceChildren(
       h('h3', { text: title }),
-      h('p', { text: 'This chart is computed live by the attnscale engine, which could not start in this browser (see the message above).' }));
+      h('p', {
+        text: 'This chart is computed live by the attnscale engine, which could not start in this browser (see the message above).',
+      }),
+    );
   }
 }
 
-/** The short summary a panel keeps for its charts (common.js, panelFrame). */
+/** The short summary a panel keeps for its charts (charts/panel-frame.js). */
 export const panelSummary = (el) => el?.querySelector('[data-panel-summary]')?.textContent ?? '';
 
 /**
@@ -55,7 +71,13 @@ export const panelSummary = (el) => el?.querySelector('[data-panel-summary]')?.t
  */
 export function createAnnouncer(noticeEl, settleMs = 1200) {
   if (!noticeEl) return { announce() {}, destroy() {} };
-  const live = h('p', { class: 'sr-only', role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true', 'data-live-summary': '' });
+  const live = h('p', {
+    class: 'sr-only',
+    role: 'status',
+    'aria-live': 'polite',
+    'aria-atomic': 'true',
+    'data-live-summary': '',
+  });
   noticeEl.after(live);
   let timer = 0;
   return {
@@ -67,6 +89,9 @@ export function createAnnouncer(noticeEl, settleMs = 1200) {
         if (t && live.textContent !== t) live.textContent = t;
       }, settleMs);
     },
-    destroy() { clearTimeout(timer); live.remove(); },
+    destroy() {
+      clearTimeout(timer);
+      live.remove();
+    },
   };
 }

@@ -7,11 +7,25 @@
 // A panel may keep settings of its own in the URL (the training panel): its API's `urlState`
 // { set(query) → notices, query() } is read with the page's fields and written back with them.
 import { getEngineClient } from '../compute/worker-client.js';
-import { parseQuery, applyChange, serialize, sameConfig, noticeText, schemaDefaults, PAGE_LIMITS } from '../state/state.js';
+import {
+  parseQuery,
+  applyChange,
+  serialize,
+  sameConfig,
+  noticeText,
+  schemaDefaults,
+  PAGE_LIMITS,
+} from '../state/state.js';
 import { PANELS } from '../panels/index.js';
 import { whenNear } from '../ui/when-near.js';
 import { h, uniquePrefix } from '../ui/dom.js';
-import { engineNotes, showEngineNotes, showUnavailable, panelSummary, createAnnouncer } from './app-status.js';
+import {
+  engineNotes,
+  showEngineNotes,
+  showUnavailable,
+  panelSummary,
+  createAnnouncer,
+} from './app-status.js';
 import { createBackgroundJobs, sweepDks } from './background-jobs.js';
 import { createErrorHandler } from './compute-errors.js';
 import { mountPresetButtons } from './preset-buttons.js';
@@ -19,10 +33,20 @@ import { mountPresetButtons } from './preset-buttons.js';
 /** A dismissable notice box in `noticeEl` (replacing the last one): warnings, or an error. */
 function showNotices(noticeEl, lines, kind = 'warning') {
   if (!noticeEl || !lines.length) return;
-  const box = h('div', { class: `notice ${kind}`, role: kind === 'error' ? 'alert' : 'status' },
-    h('p', { class: 'notice-title', text: kind === 'error' ? 'Something went wrong' : 'Some values were adjusted' }),
-    h('ul', {}, lines.map((l) => h('li', { text: l }))),
-    h('button', { type: 'button', class: 'btn small', text: 'Dismiss', onclick: () => box.remove() }));
+  const box = h(
+    'div',
+    { class: `notice ${kind}`, role: kind === 'error' ? 'alert' : 'status' },
+    h('p', {
+      class: 'notice-title',
+      text: kind === 'error' ? 'Something went wrong' : 'Some values were adjusted',
+    }),
+    h(
+      'ul',
+      {},
+      lines.map((l) => h('li', { text: l })),
+    ),
+    h('button', { type: 'button', class: 'btn small', text: 'Dismiss', onclick: () => box.remove() }),
+  );
   noticeEl.replaceChildren(box);
 }
 
@@ -44,10 +68,21 @@ function publishTimings(root, result, updateMs) {
   root.dataset.engineMs = (result.timeMs ?? NaN).toFixed(1);
   root.dataset.updateMs = updateMs.toFixed(1);
   const tm = result.timing;
-  if (tm) root.dataset.timing = [tm.startedAt - tm.sentAt, tm.postedAt - tm.startedAt, tm.receivedAt - tm.postedAt, tm.sentAt].map((x) => x.toFixed(1)).join(',');
+  if (tm)
+    root.dataset.timing = [
+      tm.startedAt - tm.sentAt,
+      tm.postedAt - tm.startedAt,
+      tm.receivedAt - tm.postedAt,
+      tm.sentAt,
+    ]
+      .map((x) => x.toFixed(1))
+      .join(',');
 }
 
-const yieldToBrowser = () => new Promise((resolve) => { setTimeout(resolve, 0); });
+const yieldToBrowser = () =>
+  new Promise((resolve) => {
+    setTimeout(resolve, 0);
+  });
 
 /**
  * createApp({ root, panels: { name: element }, controls?, controlFields?, presets?, notices,
@@ -101,16 +136,21 @@ export async function createApp({
     // the page's current config, and a way to change it (as a control would).
     client,
     trainSchema: ready.trainSchema,
-    get config() { return config ? { ...config } : null; },
+    get config() {
+      return config ? { ...config } : null;
+    },
     setConfig: (partial) => set(partial),
-    onUrlStateChange: () => { if (config) publish(); },
+    onUrlStateChange: () => {
+      if (config) publish();
+    },
   });
   // The first run and the background jobs are sent before the panels are mounted, so the Workers
   // compute while this thread builds the charts. What they answer reaches the panels mounted so
   // far at once, and each panel mounted later gets it replayed (`backlog`); what concerns the whole
   // app (its state, counters, notices) waits until every panel, the controls and the presets are
   // in place, and is then done in order.
-  let mounted = false, firstResultIn = false;
+  let mounted = false,
+    firstResultIn = false;
   const early = [];
   const backlog = [];
   const whenMounted = (fn) => (mounted ? fn() : early.push(fn));
@@ -123,11 +163,18 @@ export async function createApp({
   };
   const urlStates = () => [...panels.values()].map((p) => p.api.urlState).filter(Boolean);
   /** The whole state as a URL query: every config field, then the panels' non-default settings. */
-  const fullQuery = () => [serialize(config, schema), ...urlStates().map((u) => u.query())].filter(Boolean).join('&');
+  const fullQuery = () =>
+    [serialize(config, schema), ...urlStates().map((u) => u.query())].filter(Boolean).join('&');
   const publish = () => onConfigChange(config, fullQuery());
 
   // Observable counters (data-* on the root) so tests can check coalescing and sweep reuse.
-  const counters = { runRequests: 0, runResults: 0, sweepRequests: 0, variantRequests: 0, thresholdsRequests: 0 };
+  const counters = {
+    runRequests: 0,
+    runResults: 0,
+    sweepRequests: 0,
+    variantRequests: 0,
+    thresholdsRequests: 0,
+  };
   const publishCounters = () => {
     for (const [k, v] of Object.entries(counters)) root.dataset[k] = String(v);
   };
@@ -146,8 +193,14 @@ export async function createApp({
 
   // --- compute ---
   const onError = createErrorHandler({
-    schema, defaults, dks, showNotices: notify, each,
-    set: (partial, opts) => set(partial, opts), config: () => config, lastGood: () => lastGood,
+    schema,
+    defaults,
+    dks,
+    showNotices: notify,
+    each,
+    set: (partial, opts) => set(partial, opts),
+    config: () => config,
+    lastGood: () => lastGood,
   });
   const session = client.openSession({
     onRun: (result, cfg) => {
@@ -171,7 +224,14 @@ export async function createApp({
     onError: (m) => whenMounted(() => onError(m)),
   });
 
-  const background = createBackgroundJobs({ session, schema, dks, metas: wanted.map(([name]) => PANELS[name].meta), each, counters });
+  const background = createBackgroundJobs({
+    session,
+    schema,
+    dks,
+    metas: wanted.map(([name]) => PANELS[name].meta),
+    each,
+    counters,
+  });
   function flushBackground() {
     if (background.flush(config)) publishCounters();
   }
@@ -210,7 +270,10 @@ export async function createApp({
   function set(partial, { force = false, base = config } = {}) {
     const { config: next, notices } = applyChange(base, partial, schema, limits);
     if (notices.length) notify(notices.map(noticeText));
-    if (!force && config && sameConfig(next, config, schema)) { controls?.update(config); return false; }
+    if (!force && config && sameConfig(next, config, schema)) {
+      controls?.update(config);
+      return false;
+    }
     config = next;
     compute(); // first: the Worker computes while this thread updates the controls and the URL
     controls?.update(config);
@@ -228,14 +291,23 @@ export async function createApp({
     else if (noticeEl?.firstElementChild?.classList.contains('warning')) noticeEl.replaceChildren();
     // Unchanged (the first load: its config was sent before the panels were mounted): the preset
     // marks and the URL still follow it (the panels' settings may have changed).
-    if (!set(next, { base: defaults, force: !config })) { markPreset(); publish(); }
+    if (!set(next, { base: defaults, force: !config })) {
+      markPreset();
+      publish();
+    }
   }
 
   // --- controls & presets ---
   const idPrefix = uniquePrefix();
   if (controlsEl) {
     const { mountControls } = await controlsLoading;
-    controls = mountControls(controlsEl, { schema, limits, idPrefix, fields: controlFields, onChange: (p) => set(p) });
+    controls = mountControls(controlsEl, {
+      schema,
+      limits,
+      idPrefix,
+      fields: controlFields,
+      onChange: (p) => set(p),
+    });
   }
   if (presetsEl) presetButtons = mountPresetButtons(presetsEl, { defaults, schema, limits, presetHref, set });
 
@@ -247,11 +319,17 @@ export async function createApp({
   return {
     info,
     schema,
-    get config() { return { ...config }; },
+    get config() {
+      return { ...config };
+    },
     set,
     setQuery,
     /** The named panels' own URL settings that differ from their defaults, as a query ('' if none). */
-    panelQuery: (names) => names.map((n) => panels.get(n)?.api.urlState?.query()).filter(Boolean).join('&'),
+    panelQuery: (names) =>
+      names
+        .map((n) => panels.get(n)?.api.urlState?.query())
+        .filter(Boolean)
+        .join('&'),
     /** Repaint every chart (after a theme change). */
     redraw: () => each('redraw'),
     destroy() {

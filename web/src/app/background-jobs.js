@@ -3,7 +3,7 @@
 // screen, so they never compete with the answer to a slider move; each is sent again only when the
 // fields it depends on changed (a sweep ignores d_k and the scaling, the variants the softmax).
 import { keyOf } from '../state/state.js';
-import { SWEEP_SCALES } from '../charts/common.js';
+import { SWEEP_SCALES } from '../charts/sweep-store.js';
 import { thresholdsConfig } from '../panels/meta.js';
 
 const SWEEP_OMIT = ['dk', 'scale'];
@@ -12,7 +12,8 @@ const VARIANTS_OMIT = ['softmax', 'subtractMax'];
 /** Powers of two within the schema's d_k range: the sweep's x values. */
 export function sweepDks(schema) {
   const f = schema.find((x) => x.name === 'dk');
-  const lo = f?.min ?? 1, hi = f?.max ?? 4096;
+  const lo = f?.min ?? 1,
+    hi = f?.max ?? 4096;
   const out = [];
   for (let p = 1; p <= hi; p *= 2) if (p >= lo) out.push(p);
   return out;
@@ -26,7 +27,9 @@ export function sweepDks(schema) {
 export function createBackgroundJobs({ session, schema, dks, metas, each, counters }) {
   const wantsSweep = metas.some((m) => m.sweep);
   const variants = metas.map((m) => m.variants).find(Boolean) ?? null;
-  let lastSweepKey = null, lastVariantsKey = null, lastThresholdsKey = null;
+  let lastSweepKey = null,
+    lastVariantsKey = null,
+    lastThresholdsKey = null;
   let due = false;
   let thresholdsNear = false;
 
@@ -60,9 +63,14 @@ export function createBackgroundJobs({ session, schema, dks, metas, each, counte
 
   return {
     /** A new run went out: its background jobs follow once its result is in. */
-    due() { due = true; },
+    due() {
+      due = true;
+    },
     /** The thresholds table came near the viewport: it measures from now on. */
-    nearThresholds() { thresholdsNear = true; due = true; },
+    nearThresholds() {
+      thresholdsNear = true;
+      due = true;
+    },
     /** Sends what is due (if the foreground Worker is free); false when nothing was due. */
     flush(config) {
       if (!due || session.busy) return false;

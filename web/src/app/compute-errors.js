@@ -17,21 +17,37 @@ export function createErrorHandler({ schema, defaults, dks, showNotices, each, s
     if (m.kind === 'run') {
       const failed = m.cfg ?? current;
       const good = lastGood();
-      const back = good && !sameConfig(good, failed, schema) ? good : { ...current, seqLen: defaults.seqLen, dk: defaults.dk };
-      showNotices([`The setting ${size(failed)} ${MEMORY_WHY}. The charts show ${size(back)}, the last setting that worked; `
-        + 'a smaller T or d_k needs less.'], 'error');
+      const back =
+        good && !sameConfig(good, failed, schema)
+          ? good
+          : { ...current, seqLen: defaults.seqLen, dk: defaults.dk };
+      showNotices(
+        [
+          `The setting ${size(failed)} ${MEMORY_WHY}. The charts show ${size(back)}, the last setting that worked; ` +
+            'a smaller T or d_k needs less.',
+        ],
+        'error',
+      );
       set(back, { force: true, base: back });
       return;
     }
-    const what = m.kind === 'sweep' ? `The d_k sweep at T = ${current.seqLen} (up to d_k = ${dks[dks.length - 1]})`
-      : m.kind === 'thresholds' ? 'The overflow thresholds search' : `The softmax variants at ${size(current)}`;
+    const what =
+      m.kind === 'sweep'
+        ? `The d_k sweep at T = ${current.seqLen} (up to d_k = ${dks[dks.length - 1]})`
+        : m.kind === 'thresholds'
+          ? 'The overflow thresholds search'
+          : `The softmax variants at ${size(current)}`;
     showNotices([`${what} ${MEMORY_WHY}. The charts keep what was computed before.`], 'error');
-    if (m.kind === 'sweep') each('sweepFailed', `${what} ${MEMORY_WHY}; the curves drawn are the last that could be computed.`);
+    if (m.kind === 'sweep')
+      each('sweepFailed', `${what} ${MEMORY_WHY}; the curves drawn are the last that could be computed.`);
     if (m.kind === 'thresholds') each('thresholdsFailed', `${what} ${MEMORY_WHY}.`);
   }
 
   return function onError(m) {
-    if (m.memory) { outOfMemory(m); return; }
+    if (m.memory) {
+      outOfMemory(m);
+      return;
+    }
     if (m.kind !== 'run') {
       showNotices([`The ${m.kind} computation failed: ${m.message}`], 'error');
       if (m.kind === 'sweep') each('sweepFailed', `The sweep stopped: ${m.message}`);
@@ -41,7 +57,9 @@ export function createErrorHandler({ schema, defaults, dks, showNotices, each, s
     // The engine is the final judge of a config. Reset the field it names (or everything).
     const field = schema.find((f) => new RegExp(`\\b${f.name}\\b`).test(m.message));
     const reset = field ? { [field.name]: defaults[field.name] } : defaults;
-    showNotices([`The engine rejected the setting (${m.message}); ${field ? `${field.name} reset to ${defaults[field.name]}` : 'all settings reset to their defaults'}.`]);
+    showNotices([
+      `The engine rejected the setting (${m.message}); ${field ? `${field.name} reset to ${defaults[field.name]}` : 'all settings reset to their defaults'}.`,
+    ]);
     set(reset, { force: true });
   };
 }

@@ -20,14 +20,17 @@ try {
     onConfigChange: (config, query) => history.replaceState(history.state, '', `?${query}${location.hash}`),
   });
   const info = document.getElementById('engine-info');
-  if (info) info.textContent = `Engine ${app.info.version} (${app.info.simd ? 'WebAssembly SIMD' : 'WebAssembly, scalar fallback'}, ${app.info.arch}).`;
+  if (info)
+    info.textContent = `Engine ${app.info.version} (${app.info.simd ? 'WebAssembly SIMD' : 'WebAssembly, scalar fallback'}, ${app.info.arch}).`;
   // The URL is the state: a pasted link (or back/forward to one) re-applies it.
   window.addEventListener('popstate', () => app.setQuery(location.search));
   // Embed: snippets for the current state (not in the offline single file: nothing to link to).
   const embedButton = document.getElementById('embed-button');
   if (embedButton && import.meta.env.MODE !== 'offline') {
     embedButton.hidden = false;
-    embedButton.addEventListener('click', async () => (await import('../embed/embed-dialog.js')).openEmbedDialog(app));
+    embedButton.addEventListener('click', async () =>
+      (await import('../embed/embed-dialog.js')).openEmbedDialog(app),
+    );
   }
 } catch (err) {
   // createApp already showed the notice; keep the page (and its text) usable.

@@ -9,14 +9,26 @@ export function mountPresetButtons(el, { defaults, schema, limits, presetHref, s
   const list = h('ol', { class: 'preset-list' });
   const note = h('p', { class: 'preset-note', 'aria-live': 'polite' });
   const buttons = PRESETS.map((p, i) => {
-    const b = h('button', {
-      type: 'button', class: 'btn preset', 'aria-pressed': 'false', 'data-preset': p.id,
-      onclick: () => {
-        set(p.set, { base: defaults });
-        note.replaceChildren(h('strong', { text: `Step ${i + 1}: ` }), p.note, ' ',
-          h('a', { href: presetHref(p.chart), text: 'See the chart' }));
+    const b = h(
+      'button',
+      {
+        type: 'button',
+        class: 'btn preset',
+        'aria-pressed': 'false',
+        'data-preset': p.id,
+        onclick: () => {
+          set(p.set, { base: defaults });
+          note.replaceChildren(
+            h('strong', { text: `Step ${i + 1}: ` }),
+            p.note,
+            ' ',
+            h('a', { href: presetHref(p.chart), text: 'See the chart' }),
+          );
+        },
       },
-    }, h('span', { class: 'preset-num', text: String(i + 1) }), h('span', { text: p.title }));
+      h('span', { class: 'preset-num', text: String(i + 1) }),
+      h('span', { text: p.title }),
+    );
     list.append(h('li', {}, b));
     return b;
   });

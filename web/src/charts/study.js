@@ -2,7 +2,7 @@
 // of sweeps goes to a background Worker once, as one 'study' job (worker.js); the points are kept
 // by series (a task and a scaling) and x (d_k or T), and the panel's progress line and stale mark
 // follow them, so the page's completion markers work as for the d_k sweeps.
-import { createChart, log2Axis } from './common.js';
+import { createChart, log2Axis } from './uplot-chart.js';
 import { whenNear } from '../ui/when-near.js';
 
 /**
@@ -21,8 +21,12 @@ export function createStudy(el, frame, { ctx, tasks, slot = 0, onPoints = () => 
   // A failure ends the study: it is said under the charts (what was measured stays drawn), and
   // the panel counts as complete (no progress line, no stale mark), as nothing more will come.
   function progress() {
-    frame.status.textContent = failure || done ? ''
-      : started ? `Measuring: ${n} of ${total} points…` : `Measured when this chart comes into view (${total} points).`;
+    frame.status.textContent =
+      failure || done
+        ? ''
+        : started
+          ? `Measuring: ${n} of ${total} points…`
+          : `Measured when this chart comes into view (${total} points).`;
     frame.gaps.textContent = failure;
     el.classList.toggle('is-stale', !done && !failure);
   }
@@ -30,35 +34,51 @@ export function createStudy(el, frame, { ctx, tasks, slot = 0, onPoints = () => 
   // On the page's thread (no Worker) the engine is the page's own: a study of T up to 2048 could
   // exhaust its memory and restart it under the page's charts, so it is not run there.
   const onPage = ctx.client?.mode === 'main-thread';
-  const session = onPage ? null : ctx.client?.openSession({
-    onStudyPoint(m) {
-      const map = byTask[m.task];
-      if (!map) return;
-      if (m.point) map.set(`|${m.x}`, m.point);
-      else for (const [key, p] of Object.entries(m.points ?? {})) map.set(`${key}|${m.x}`, p);
-      n += 1;
-      progress();
-      onPoints();
-    },
-    onStudyDone() {
-      done = true;
-      progress();
-      onDone();
-    },
-    onError(m) {
-      if (m.kind !== 'study' && m.kind !== 'sweep') return;
-      failure = `The measurement stopped after ${n} of ${total} points: ${m.message}`;
-      progress();
-    },
-  });
-  const stopWaiting = session ? whenNear(el, () => { started = true; progress(); session.study(tasks, slot); }) : () => {};
-  if (!session) failure = onPage ? 'Not measured: this browser runs the engine on the page’s thread, and these setups need a Worker of their own.' : 'No compute engine to measure with.';
+  const session = onPage
+    ? null
+    : ctx.client?.openSession({
+        onStudyPoint(m) {
+          const map = byTask[m.task];
+          if (!map) return;
+          if (m.point) map.set(`|${m.x}`, m.point);
+          else for (const [key, p] of Object.entries(m.points ?? {})) map.set(`${key}|${m.x}`, p);
+          n += 1;
+          progress();
+          onPoints();
+        },
+        onStudyDone() {
+          done = true;
+          progress();
+          onDone();
+        },
+        onError(m) {
+          if (m.kind !== 'study' && m.kind !== 'sweep') return;
+          failure = `The measurement stopped after ${n} of ${total} points: ${m.message}`;
+          progress();
+        },
+      });
+  const stopWaiting = session
+    ? whenNear(el, () => {
+        started = true;
+        progress();
+        session.study(tasks, slot);
+      })
+    : () => {};
+  if (!session)
+    failure = onPage
+      ? 'Not measured: this browser runs the engine on the page’s thread, and these setups need a Worker of their own.'
+      : 'No compute engine to measure with.';
   progress();
 
   return {
     get: (task, key, x) => byTask[task]?.get(`${key}|${x}`) ?? null,
-    get done() { return done; },
-    close: () => { stopWaiting(); session?.close(); },
+    get done() {
+      return done;
+    },
+    close: () => {
+      stopWaiting();
+      session?.close();
+    },
   };
 }
 
@@ -73,13 +93,16 @@ export function studyChart(host, { label, xLabel, xs, yAxis, yScale, series, asp
     makeOpts: () => ({
       scales: { x: { time: false, distr: 3, log: 2 }, y: yScale },
       axes: [log2Axis(xLabel), yAxis],
-      series: [{}, ...series.map((s) => ({
-        label: s.label,
-        stroke: (u) => u.pal[s.color],
-        width: s.width ?? 2,
-        ...(s.dash ? { dash: s.dash } : {}),
-        points: { show: !s.dash, size: 4, fill: (u) => u.pal[s.color] },
-      }))],
+      series: [
+        {},
+        ...series.map((s) => ({
+          label: s.label,
+          stroke: (u) => u.pal[s.color],
+          width: s.width ?? 2,
+          ...(s.dash ? { dash: s.dash } : {}),
+          points: { show: !s.dash, size: 4, fill: (u) => u.pal[s.color] },
+        })),
+      ],
     }),
     data: [xs, ...series.map(() => xs.map(() => null))],
     onDraw,

@@ -1,7 +1,8 @@
 // The part of the σ, entropy and gradient panels that plots a sweep against d_k: the points of the
 // three scalings as they arrive, the panel's progress line and stale mark, and the current
 // setting (a vertical line at its d_k and a dot at its value).
-import { createChart, drawVLine, drawDot, createSweepStore, gapText, SWEEP_SCALES, scaleColorKey } from './common.js';
+import { createChart, drawVLine, drawDot, scaleColorKey } from './uplot-chart.js';
+import { createSweepStore, gapText, SWEEP_SCALES } from './sweep-store.js';
 
 const pointsStyle = (s) => ({ show: true, size: 5, fill: (u) => u.pal[s] });
 
@@ -56,12 +57,17 @@ export function createSweepCharts(el, frame, { name, ctx = {}, gapValue, onDone 
         const { cfg, result } = current;
         if (!cfg || !result) return;
         drawVLine(u, cfg.dk, { color: u.pal.current, dash: [2, 3], label: `d_k = ${cfg.dk}` });
-        drawDot(u, cfg.dk, result[marker.field], { color: u.pal[scaleColorKey(cfg.scale)], ...(marker.scale ? { scale: marker.scale } : {}) });
+        drawDot(u, cfg.dk, result[marker.field], {
+          color: u.pal[scaleColorKey(cfg.scale)],
+          ...(marker.scale ? { scale: marker.scale } : {}),
+        });
         if (store.count()) ctx.onDrawn?.(name);
       },
     });
     const columns = (dks) => [
-      ...layers.flatMap((layer) => SWEEP_SCALES.map((s) => store.column(s, dks, layer.value, { positive: !!layer.positive }))),
+      ...layers.flatMap((layer) =>
+        SWEEP_SCALES.map((s) => store.column(s, dks, layer.value, { positive: !!layer.positive })),
+      ),
       ...extra.map((x) => x.column(store, dks)),
     ];
     charts.push({ c, columns });
@@ -83,16 +89,31 @@ export function createSweepCharts(el, frame, { name, ctx = {}, gapValue, onDone 
       current = { result, cfg };
       for (const { c } of charts) c.redrawLayer();
     },
-    sweepReset(n) { total = n; failure = ''; store.reset(); progress(); },
+    sweepReset(n) {
+      total = n;
+      failure = '';
+      store.reset();
+      progress();
+    },
     sweepPoints(points) {
       for (const [scale, p] of Object.entries(points)) store.add(scale, p);
       draw();
       progress();
     },
-    sweepDone() { progress(); onDone(); },
+    sweepDone() {
+      progress();
+      onDone();
+    },
     /** The sweep stopped (`message` says why): the points so far, or the last sweep, stay drawn. */
-    failed(message) { failure = message; progress(); },
-    redraw() { for (const { c } of charts) c.redraw(); },
-    destroy() { for (const { c } of charts) c.destroy(); },
+    failed(message) {
+      failure = message;
+      progress();
+    },
+    redraw() {
+      for (const { c } of charts) c.redraw();
+    },
+    destroy() {
+      for (const { c } of charts) c.destroy();
+    },
   };
 }

@@ -2,13 +2,24 @@
 // heatmaps: viridis over log10(weight), from FLOOR (dark) to 1 (yellow). No DOM.
 export const FLOOR = 1e-4; // weights below this (including an underflowed 0) share the darkest colour
 // viridis, 9 stops
-const STOPS = [[68, 1, 84], [71, 44, 122], [59, 81, 139], [44, 113, 142], [33, 144, 141], [39, 173, 129], [92, 200, 99], [170, 220, 50], [253, 231, 37]];
+const STOPS = [
+  [68, 1, 84],
+  [71, 44, 122],
+  [59, 81, 139],
+  [44, 113, 142],
+  [33, 144, 141],
+  [39, 173, 129],
+  [92, 200, 99],
+  [170, 220, 50],
+  [253, 231, 37],
+];
 
 export function rampRgb(t) {
   const x = Math.min(1, Math.max(0, t)) * (STOPS.length - 1);
   const i = Math.min(STOPS.length - 2, Math.floor(x));
   const f = x - i;
-  const a = STOPS[i], b = STOPS[i + 1];
+  const a = STOPS[i],
+    b = STOPS[i + 1];
   return [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f];
 }
 
@@ -20,7 +31,8 @@ export function rampInto(out, o, t) {
   const x = Math.min(1, Math.max(0, t)) * (STOPS.length - 1);
   const i = Math.min(STOPS.length - 2, Math.floor(x));
   const f = x - i;
-  const a = STOPS[i], b = STOPS[i + 1];
+  const a = STOPS[i],
+    b = STOPS[i + 1];
   out[o] = a[0] + (b[0] - a[0]) * f;
   out[o + 1] = a[1] + (b[1] - a[1]) * f;
   out[o + 2] = a[2] + (b[2] - a[2]) * f;

@@ -14,10 +14,19 @@ const now = () => performance.timeOrigin + performance.now();
 function readyOf(worker) {
   return new Promise((resolve, reject) => {
     worker.addEventListener('message', (e) => {
-      if (e.data?.type === 'ready') resolve({ info: e.data.info, schema: e.data.schema, trainSchema: e.data.trainSchema, defaults: e.data.defaults, bootMs: e.data.bootMs });
+      if (e.data?.type === 'ready')
+        resolve({
+          info: e.data.info,
+          schema: e.data.schema,
+          trainSchema: e.data.trainSchema,
+          defaults: e.data.defaults,
+          bootMs: e.data.bootMs,
+        });
       else if (e.data?.type === 'fatal') reject(new Error(e.data.message));
     });
-    worker.addEventListener('error', (e) => reject(new Error(e.message || 'the compute worker failed to start')));
+    worker.addEventListener('error', (e) =>
+      reject(new Error(e.message || 'the compute worker failed to start')),
+    );
   });
 }
 
@@ -39,7 +48,9 @@ function trainingSession(id, handlers, { worker, openWorker, forget }) {
       worker()?.postMessage({ type: 'close', session: id });
       forget(id);
     },
-    fail(kind, message) { if (kind === 'train') h.onError({ type: 'error', session: id, id: 0, kind, name: 'Error', message }); },
+    fail(kind, message) {
+      if (kind === 'train') h.onError({ type: 'error', session: id, id: 0, kind, name: 'Error', message });
+    },
     receive(m) {
       if (m.type === 'train') h.onMessage(m);
       else if (m.type === 'error' && m.kind === 'train') h.onError(m);
@@ -48,8 +59,16 @@ function trainingSession(id, handlers, { worker, openWorker, forget }) {
 }
 
 const NO_HANDLERS = {
-  onRun() {}, onSweepPoints() {}, onSweepDone() {}, onVariantPoint() {}, onVariantsDone() {}, onThresholdsCells() {}, onThresholdsDone() {},
-  onStudyPoint() {}, onStudyDone() {}, onError() {},
+  onRun() {},
+  onSweepPoints() {},
+  onSweepDone() {},
+  onVariantPoint() {},
+  onVariantsDone() {},
+  onThresholdsCells() {},
+  onThresholdsDone() {},
+  onStudyPoint() {},
+  onStudyDone() {},
+  onError() {},
 };
 
 /** openSession's session: runs on the foreground Worker (coalesced), background jobs on the pool. */
@@ -108,10 +127,20 @@ function computeSession(id, handlers, { fg, pool, hasBackground, forget }) {
       else sendRun(cfg);
     },
     /** A run is computing or waiting to be sent. */
-    get busy() { return inFlight !== null || pending !== null; },
+    get busy() {
+      return inFlight !== null || pending !== null;
+    },
     sweep(cfg, dks, scales) {
       const jid = newJob('sweep');
-      sweepPartsLeft = pool.sweep({ type: 'sweep', session: id, id: jid, cfg, dks: Array.from(dks), scales, sentAt: now() });
+      sweepPartsLeft = pool.sweep({
+        type: 'sweep',
+        session: id,
+        id: jid,
+        cfg,
+        dks: Array.from(dks),
+        scales,
+        sentAt: now(),
+      });
       return jid;
     },
     variants(cfg, variants) {
@@ -140,7 +169,9 @@ function computeSession(id, handlers, { fg, pool, hasBackground, forget }) {
       if (hasBackground) pool.broadcast({ type: 'close', session: id });
       forget(id);
     },
-    fail(kind, message) { h.onError({ type: 'error', session: id, kind, name: 'Error', message }); },
+    fail(kind, message) {
+      h.onError({ type: 'error', session: id, kind, name: 'Error', message });
+    },
     receive(m) {
       if (m.type === 'error' && m.kind !== 'run') receiveJobError(m);
       else if (m.type === 'run' || m.type === 'error') receiveRun(m);
@@ -163,7 +194,9 @@ export function createEngineClient(fg, createBackground = null, { sweepWorkers =
     const m = e.data;
     if (m && m.session !== undefined) sessions.get(m.session)?.receive(m);
   };
-  const failAll = (kind, message) => { for (const sess of sessions.values()) sess.fail(kind, message); };
+  const failAll = (kind, message) => {
+    for (const sess of sessions.values()) sess.fail(kind, message);
+  };
   fg.addEventListener('message', route);
   const pool = createSweepPool({
     create: createBackground,
@@ -176,7 +209,12 @@ export function createEngineClient(fg, createBackground = null, { sweepWorkers =
   // Once the foreground Worker has answered: should it have failed, it is the one that moved to the
   // page's thread, and the main-thread engine's messages reach the client through it (see
   // resilient-worker.js); the sweep Workers created after it only send there.
-  const startBackground = () => { ready.then(() => pool.start(), () => {}); };
+  const startBackground = () => {
+    ready.then(
+      () => pool.start(),
+      () => {},
+    );
+  };
 
   // Training (the training panel) gets a third Worker of its own, started on first use: its
   // chunks of steps then never delay a slider's answer or a sweep. Without a Worker factory it
@@ -189,7 +227,9 @@ export function createEngineClient(fg, createBackground = null, { sweepWorkers =
       trainWorker.addEventListener('message', route);
       const fail = (message) => failAll('train', message);
       trainWorker.addEventListener('error', (e) => fail(e.message || 'the training worker failed'));
-      trainWorker.addEventListener('message', (e) => { if (e.data?.type === 'fatal') fail(e.data.message); });
+      trainWorker.addEventListener('message', (e) => {
+        if (e.data?.type === 'fatal') fail(e.data.message);
+      });
     }
     return trainWorker;
   }
@@ -202,8 +242,21 @@ export function createEngineClient(fg, createBackground = null, { sweepWorkers =
     return session;
   }
   /** openTraining({ onMessage(m), onError(m) }) → { send(op, payload) → id, close() }. */
-  const openTraining = (handlers = {}) => open((id) => trainingSession(id, handlers, { worker: () => trainWorker, openWorker: trainingWorker, forget }));
-  const openSession = (handlers = {}) => open((id) => computeSession(id, handlers, { fg, pool, hasBackground: !!createBackground, forget }));
+  const openTraining = (handlers = {}) =>
+    open((id) =>
+      trainingSession(id, handlers, { worker: () => trainWorker, openWorker: trainingWorker, forget }),
+    );
+  const openSession = (handlers = {}) =>
+    open((id) => computeSession(id, handlers, { fg, pool, hasBackground: !!createBackground, forget }));
 
-  return { ready, mode: 'worker', openSession, openTraining, startBackground, get workers() { return [fg, ...pool.workers, trainWorker].filter((w, i, a) => w && a.indexOf(w) === i); } };
+  return {
+    ready,
+    mode: 'worker',
+    openSession,
+    openTraining,
+    startBackground,
+    get workers() {
+      return [fg, ...pool.workers, trainWorker].filter((w, i, a) => w && a.indexOf(w) === i);
+    },
+  };
 }

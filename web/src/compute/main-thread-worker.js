@@ -14,11 +14,18 @@ export function createMainThreadWorker() {
   const { port1, port2 } = new MessageChannel();
   useWorkerScope({
     postMessage: (message, transfer) => port2.postMessage(message, transfer ?? []),
-    get onmessage() { return port2.onmessage; },
-    set onmessage(fn) { port2.onmessage = fn; }, // assigning onmessage starts the port
+    get onmessage() {
+      return port2.onmessage;
+    },
+    set onmessage(fn) {
+      port2.onmessage = fn;
+    }, // assigning onmessage starts the port
   });
   import('./worker.js').catch((err) => {
-    port2.postMessage({ type: 'fatal', message: `the compute code could not be loaded: ${err?.message ?? err}` });
+    port2.postMessage({
+      type: 'fatal',
+      message: `the compute code could not be loaded: ${err?.message ?? err}`,
+    });
   });
   port1.start();
   instance = port1;

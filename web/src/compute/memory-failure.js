@@ -5,7 +5,8 @@
 //     "Aborted(…)" / "abort(…)" (its text names OOM or "Cannot enlarge memory" in some builds);
 //   - a JS allocation of a result array failing: RangeError "Array buffer allocation failed",
 //     "Invalid typed array length", "… out of memory".
-const MEMORY_TEXT = /out of memory|\bOOM\b|Cannot enlarge memory|Array buffer allocation failed|Invalid typed array length|Maximum memory size|memory access out of bounds|bad_alloc/i;
+const MEMORY_TEXT =
+  /out of memory|\bOOM\b|Cannot enlarge memory|Array buffer allocation failed|Invalid typed array length|Maximum memory size|memory access out of bounds|bad_alloc/i;
 
 /** True when `err` says that memory could not be had. */
 export function isMemoryFailure(err) {

@@ -26,7 +26,9 @@ function switchToMainThread(reason) {
  */
 export function resilientWorker(create, notePolicy = () => {}, onFallBack = () => {}) {
   const listeners = { message: new Set(), error: new Set() };
-  const emit = (type, e) => { for (const fn of listeners[type]) fn(e); };
+  const emit = (type, e) => {
+    for (const fn of listeners[type]) fn(e);
+  };
   let target = null;
   let unanswered = []; // messages posted before the Worker first answered (null once it has)
   const fallBack = (reason) => {
@@ -72,8 +74,12 @@ export function resilientWorker(create, notePolicy = () => {}, onFallBack = () =
       if (unanswered) unanswered.push(m);
       target.postMessage(m, transfer);
     },
-    addEventListener(type, fn) { listeners[type]?.add(fn); },
+    addEventListener(type, fn) {
+      listeners[type]?.add(fn);
+    },
     /** Runs on the page's thread (several wrappers may share that one engine). */
-    get onMainThread() { return target === mainThread; },
+    get onMainThread() {
+      return target === mainThread;
+    },
   };
 }

@@ -15,7 +15,10 @@ export function partitionDks(dks, parts) {
   if (n === 1) return [sorted.reverse()];
   const out = [[sorted[0]]];
   const load = [];
-  for (let i = 1; i < n; i++) { out.push([]); load.push(0); }
+  for (let i = 1; i < n; i++) {
+    out.push([]);
+    load.push(0);
+  }
   for (const dk of sorted.slice(1)) {
     let best = 0;
     for (let i = 1; i < load.length; i++) if (load[i] < load[best]) best = i;
@@ -32,7 +35,8 @@ export function partitionDks(dks, parts) {
  */
 export function sweepWorkerCount(override = null, cores = globalThis.navigator?.hardwareConcurrency) {
   const forced = Number(override);
-  if (override !== null && override !== '' && Number.isInteger(forced) && forced >= 1 && forced <= 4) return forced;
+  if (override !== null && override !== '' && Number.isInteger(forced) && forced >= 1 && forced <= 4)
+    return forced;
   const c = Number.isFinite(cores) ? cores : 2;
   return Math.min(4, Math.max(1, c - 1));
 }

@@ -19,7 +19,9 @@ export function createSweepPool({ create, count = 1, shared = null, route, onFai
       const w = create();
       w.addEventListener('message', route);
       w.addEventListener('error', (e) => onFail(e.message || 'a background compute worker failed'));
-      w.addEventListener('message', (e) => { if (e.data?.type === 'fatal') onFail(e.data.message); });
+      w.addEventListener('message', (e) => {
+        if (e.data?.type === 'fatal') onFail(e.data.message);
+      });
       return w;
     });
     for (const [i, m] of queued.splice(0)) post(i, m);
@@ -31,7 +33,8 @@ export function createSweepPool({ create, count = 1, shared = null, route, onFai
   }
 
   /** How many parts a sweep is split into: one per Worker, one when the engine is on this thread. */
-  const parts = () => (workers?.some((w) => w.onMainThread) ? 1 : workers ? workers.length : Math.max(1, count));
+  const parts = () =>
+    workers?.some((w) => w.onMainThread) ? 1 : workers ? workers.length : Math.max(1, count);
 
   return {
     start,
@@ -41,16 +44,27 @@ export function createSweepPool({ create, count = 1, shared = null, route, onFai
       split.forEach((dks, part) => post(part, { ...m, dks, part }));
       return split.length;
     },
-    variants(m) { post(count - 1, m); },
+    variants(m) {
+      post(count - 1, m);
+    },
     /** Another background job (the overflow thresholds): on the first Worker. */
-    background(m) { post(0, m); },
+    background(m) {
+      post(0, m);
+    },
     /** A study (a chapter panel's fixed measurements) on Worker `slot` (modulo the Worker count). */
-    study(m, slot = 0) { post(slot % Math.max(1, count), m); },
+    study(m, slot = 0) {
+      post(slot % Math.max(1, count), m);
+    },
     /** To every Worker (cancel, close). */
     broadcast(m) {
-      if (!workers) { for (let i = 0; i < count; i++) queued.push([i, m]); return; }
+      if (!workers) {
+        for (let i = 0; i < count; i++) queued.push([i, m]);
+        return;
+      }
       for (const w of new Set(workers)) w.postMessage(m);
     },
-    get workers() { return workers ?? []; },
+    get workers() {
+      return workers ?? [];
+    },
   };
 }

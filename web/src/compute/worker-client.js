@@ -41,7 +41,11 @@ const defaultWorker = () => startModuleWorker();
  * (blocked by a policy such as CSP `worker-src`, its script not loadable) → the engine runs on this
  * thread instead (`mode: 'main-thread'`; see resilient-worker.js).
  */
-export function getEngineClient({ createWorker = defaultWorker, background = true, sweepWorkers = sweepWorkersFromUrl() } = {}) {
+export function getEngineClient({
+  createWorker = defaultWorker,
+  background = true,
+  sweepWorkers = sweepWorkersFromUrl(),
+} = {}) {
   if (shared) return shared;
   if (!hasWebAssembly()) {
     shared = unavailableClient(NO_WEBASSEMBLY);
@@ -49,7 +53,9 @@ export function getEngineClient({ createWorker = defaultWorker, background = tru
   }
   // A host policy that refuses the Worker: remembered, so the notice can name the directive.
   const policy = watchWorkerPolicy(new URL(workerUrl || import.meta.url, import.meta.url).href);
-  const markMainThread = () => { if (shared) shared.mode = 'main-thread'; };
+  const markMainThread = () => {
+    if (shared) shared.mode = 'main-thread';
+  };
   const make = () => resilientWorker(createWorker, policy.note, markMainThread);
   shared = createEngineClient(make(), background ? make : null, { sweepWorkers });
   Object.defineProperty(shared, 'workerRefusal', { get: () => policy.refusal, enumerable: true });
@@ -67,6 +73,8 @@ function sweepWorkersFromUrl() {
 function unavailableClient(message) {
   const ready = Promise.reject(new Error(message));
   ready.catch(() => {});
-  const refuse = () => { throw new Error(message); };
+  const refuse = () => {
+    throw new Error(message);
+  };
   return { ready, mode: 'unavailable', openSession: refuse, openTraining: refuse, workers: [] };
 }

@@ -18,18 +18,25 @@ export function workerSources(workerHref) {
 export function watchWorkerPolicy(workerHref) {
   const state = {
     refusal: null,
-    note(m) { if (m?.policy) record(m.policy.directive, m.policy.blocked); },
+    note(m) {
+      if (m?.policy) record(m.policy.directive, m.policy.blocked);
+    },
   };
   function record(directive, blocked) {
     if (state.refusal || !directive) return;
-    state.refusal = { directive: directive.split(' ')[0], blocked: blocked ?? '', allow: workerSources(workerHref) };
+    state.refusal = {
+      directive: directive.split(' ')[0],
+      blocked: blocked ?? '',
+      allow: workerSources(workerHref),
+    };
   }
   if (typeof document === 'undefined') return state;
   document.addEventListener('securitypolicyviolation', (e) => {
     const directive = e.effectiveDirective || e.violatedDirective || '';
     const blocked = e.blockedURI || '';
     const ours = blocked === 'blob' || blocked.startsWith('blob:') || blocked === workerHref;
-    if (directive.startsWith('worker-src') || (directive.startsWith('script-src') && ours)) record(directive, blocked);
+    if (directive.startsWith('worker-src') || (directive.startsWith('script-src') && ours))
+      record(directive, blocked);
   });
   return state;
 }

@@ -64,7 +64,16 @@ function schedule() {
 
 function errorOut(session, id, kind, err, cfg) {
   const memory = isMemoryFailure(err);
-  self.postMessage({ type: 'error', session, id, kind, name: err?.name ?? 'Error', message: String(err?.message ?? err), memory, cfg });
+  self.postMessage({
+    type: 'error',
+    session,
+    id,
+    kind,
+    name: err?.name ?? 'Error',
+    message: String(err?.message ?? err),
+    memory,
+    cfg,
+  });
   if (isModuleAbort(err)) restartEngine();
 }
 
@@ -79,14 +88,23 @@ const JOBS = {
   thresholds: (...args) => thresholdsModule.workerJob(...args),
   study: studyJob,
 };
-const startJob = (m) => ({ session: m.session, id: m.id, kind: m.type, ...JOBS[m.type](engine, m, post, SLICE_MS) });
+const startJob = (m) => ({
+  session: m.session,
+  id: m.id,
+  kind: m.type,
+  ...JOBS[m.type](engine, m, post, SLICE_MS),
+});
 
 /** Drops the jobs whose key starts with `prefix`, freeing what they hold in the engine. */
 function dropJobs(prefix) {
   for (const [key, job] of jobs) {
     if (!key.startsWith(prefix)) continue;
     jobs.delete(key);
-    try { job.dispose(); } catch { /* a job of an engine that was restarted */ }
+    try {
+      job.dispose();
+    } catch {
+      /* a job of an engine that was restarted */
+    }
   }
 }
 
@@ -100,14 +118,22 @@ function step() {
   const [session, req] = runs.entries().next().value ?? [];
   if (req) {
     runs.delete(session);
-    try { runOnce(engine, req, post); } catch (err) { errorOut(session, req.id, 'run', err, req.cfg); }
+    try {
+      runOnce(engine, req, post);
+    } catch (err) {
+      errorOut(session, req.id, 'run', err, req.cfg);
+    }
     schedule();
     return;
   }
   // 2. One training request (in order).
   if (trainQueue.length) {
     const m = trainQueue.shift();
-    try { trainers.handle(m); } catch (err) { errorOut(m.session, m.id, 'train', err); }
+    try {
+      trainers.handle(m);
+    } catch (err) {
+      errorOut(m.session, m.id, 'train', err);
+    }
     schedule();
     return;
   }
@@ -115,15 +141,30 @@ function step() {
   // current setting first, chapter 8's fixed studies and thresholds table when none is left (they
   // would otherwise halve the speed of the charts the reader is looking at).
   let next = null;
-  for (const entry of jobs) if (URGENT.has(entry[1].kind)) { next = entry; break; }
+  for (const entry of jobs)
+    if (URGENT.has(entry[1].kind)) {
+      next = entry;
+      break;
+    }
   next ??= jobs.entries().next().value;
   if (next) {
     const [key, job] = next;
     jobs.delete(key);
     let more = false;
-    try { more = job.next(); } catch (err) { errorOut(job.session, job.id, job.kind, err); }
-    if (more) jobs.set(key, job); // re-insert at the end: round-robin between jobs
-    else if (engine) { try { job.dispose(); } catch { /* already freed */ } }
+    try {
+      more = job.next();
+    } catch (err) {
+      errorOut(job.session, job.id, job.kind, err);
+    }
+    if (more)
+      jobs.set(key, job); // re-insert at the end: round-robin between jobs
+    else if (engine) {
+      try {
+        job.dispose();
+      } catch {
+        /* already freed */
+      }
+    }
     schedule();
     return;
   }
@@ -139,39 +180,53 @@ self.onmessage = (e) => {
     case 'thresholds':
       latestThresholds.set(m.session, m.id);
       if (!thresholdsModule) {
-        import('../panels/thresholds/thresholds-job.js').then((mod) => {
-          thresholdsModule = mod;
-          if (latestThresholds.get(m.session) === m.id) self.onmessage({ data: m });
-        }, (err) => errorOut(m.session, m.id, 'thresholds', err));
+        import('../panels/thresholds/thresholds-job.js').then(
+          (mod) => {
+            thresholdsModule = mod;
+            if (latestThresholds.get(m.session) === m.id) self.onmessage({ data: m });
+          },
+          (err) => errorOut(m.session, m.id, 'thresholds', err),
+        );
         return;
       }
     // falls through
     case 'sweep':
     case 'variants':
     case 'study': {
-      if (!engine) { pending.push(m); return; }
+      if (!engine) {
+        pending.push(m);
+        return;
+      }
       const key = `${m.session}:${m.type}:${m.part ?? 0}`;
       dropJobs(key);
       try {
         jobs.set(key, startJob(m));
-      } catch (err) { errorOut(m.session, m.id, m.type, err); }
+      } catch (err) {
+        errorOut(m.session, m.id, m.type, err);
+      }
       break;
     }
     case 'cancel':
       if (m.kind === 'thresholds') latestThresholds.delete(m.session);
       dropJobs(`${m.session}:${m.kind}:`);
-      for (let i = pending.length - 1; i >= 0; i--) if (pending[i].session === m.session && pending[i].type === m.kind) pending.splice(i, 1);
+      for (let i = pending.length - 1; i >= 0; i--)
+        if (pending[i].session === m.session && pending[i].type === m.kind) pending.splice(i, 1);
       break;
     case 'train':
-      if (!engine) { pending.push(m); return; }
+      if (!engine) {
+        pending.push(m);
+        return;
+      }
       trainQueue.push(m);
       break;
     case 'close':
       runs.delete(m.session);
       latestThresholds.delete(m.session);
       dropJobs(`${m.session}:`);
-      for (let i = trainQueue.length - 1; i >= 0; i--) if (trainQueue[i].session === m.session) trainQueue.splice(i, 1);
-      for (let i = pending.length - 1; i >= 0; i--) if (pending[i].session === m.session) pending.splice(i, 1);
+      for (let i = trainQueue.length - 1; i >= 0; i--)
+        if (trainQueue[i].session === m.session) trainQueue.splice(i, 1);
+      for (let i = pending.length - 1; i >= 0; i--)
+        if (pending[i].session === m.session) pending.splice(i, 1);
       trainers.close(m.session);
       break;
     default:
@@ -198,8 +253,15 @@ function restartEngine() {
   engine = null;
   for (const [key, job] of jobs) {
     jobs.delete(key);
-    self.postMessage({ type: 'error', session: job.session, id: job.id, kind: job.kind, name: 'Error', memory: true,
-      message: 'the engine ran out of memory and was restarted, which stopped this computation' });
+    self.postMessage({
+      type: 'error',
+      session: job.session,
+      id: job.id,
+      kind: job.kind,
+      name: 'Error',
+      memory: true,
+      message: 'the engine ran out of memory and was restarted, which stopped this computation',
+    });
   }
   trainers.clear();
   boot().catch((err) => self.postMessage({ type: 'fatal', message: String(err?.message ?? err) }));
@@ -208,7 +270,14 @@ function restartEngine() {
 boot().then(
   (e) => {
     // bootMs: Worker start → engine ready (fetch + compile + instantiate), for the budgets script.
-    self.postMessage({ type: 'ready', info: { ...e.info }, schema: e.schema.map((f) => ({ ...f })), trainSchema: e.trainSchema, defaults: e.defaults(), bootMs: performance.now() });
+    self.postMessage({
+      type: 'ready',
+      info: { ...e.info },
+      schema: e.schema.map((f) => ({ ...f })),
+      trainSchema: e.trainSchema,
+      defaults: e.defaults(),
+      bootMs: performance.now(),
+    });
   },
   (err) => self.postMessage({ type: 'fatal', message: String(err?.message ?? err) }),
 );

@@ -36,8 +36,11 @@ const PAGE_ATTRIBUTE = 'page';
 
 let charts = null;
 /** The charts' code, loaded once: { createApp, attributeMap, parsePanels, … } (embed-options.js). */
-const loadCharts = () => (charts ??= Promise.all([import('../app/app.js'), import('./embed-options.js')])
-  .then(([app, options]) => ({ ...options, createApp: app.createApp })));
+const loadCharts = () =>
+  (charts ??= Promise.all([import('../app/app.js'), import('./embed-options.js')]).then(([app, options]) => ({
+    ...options,
+    createApp: app.createApp,
+  })));
 
 // The module's URL is held in a variable so that the bundler leaves it alone.
 const MODULE_URL = import.meta.url;
@@ -51,16 +54,28 @@ let sheet = null;
 function shadowSheet() {
   if (!sheet) {
     sheet = new CSSStyleSheet();
-    sheet.replaceSync(`${panelsCss}\n${componentCss}`.replace(/(\d*\.?\d+)rem\b/g, 'calc($1 * var(--as-rem))'));
+    sheet.replaceSync(
+      `${panelsCss}\n${componentCss}`.replace(/(\d*\.?\d+)rem\b/g, 'calc($1 * var(--as-rem))'),
+    );
   }
   return sheet;
 }
 
 function noticeBox(lines, kind, onDismiss) {
-  const box = h('div', { class: `notice ${kind}`, role: kind === 'error' ? 'alert' : 'status' },
-    h('p', { class: 'notice-title', text: kind === 'error' ? 'Something went wrong' : 'Some values were adjusted' }),
-    h('ul', {}, lines.map((l) => h('li', { text: l }))),
-    h('button', { type: 'button', class: 'btn small', text: 'Dismiss', onclick: () => onDismiss(box) }));
+  const box = h(
+    'div',
+    { class: `notice ${kind}`, role: kind === 'error' ? 'alert' : 'status' },
+    h('p', {
+      class: 'notice-title',
+      text: kind === 'error' ? 'Something went wrong' : 'Some values were adjusted',
+    }),
+    h(
+      'ul',
+      {},
+      lines.map((l) => h('li', { text: l })),
+    ),
+    h('button', { type: 'button', class: 'btn small', text: 'Dismiss', onclick: () => onDismiss(box) }),
+  );
   return box;
 }
 
@@ -96,15 +111,25 @@ export class AttnScaleDemo extends HTMLElement {
     this.#panels = h('div', { class: 'as-panels' });
     this.#body = h('div', { class: 'as-body' }, this.#controls, this.#panels);
     this.#status = h('span', { class: 'as-status', text: 'Starting the engine…' });
-    this.#fullLink = h('a', { href: fullPageFor(null, MODULE_URL), target: '_blank', rel: 'noopener', text: 'Open in attnscale ↗' });
+    this.#fullLink = h('a', {
+      href: fullPageFor(null, MODULE_URL),
+      target: '_blank',
+      rel: 'noopener',
+      text: 'Open in attnscale ↗',
+    });
     this.#fallback = h('div', { class: 'as-fallback' }, h('slot'));
-    this.#root = h('div', { class: 'as-root', part: 'root' },
+    this.#root = h(
+      'div',
+      { class: 'as-root', part: 'root' },
       this.#fallback,
       h('div', { class: 'as-notices' }, this.#optionNotices, this.#appNotices),
       this.#body,
-      h('p', { class: 'as-foot' }, this.#fullLink, ' ', this.#status));
+      h('p', { class: 'as-foot' }, this.#fullLink, ' ', this.#status),
+    );
     shadow.append(this.#root);
-    this.#root.addEventListener('attnscale:first-chart', () => { this.#fallback.hidden = true; });
+    this.#root.addEventListener('attnscale:first-chart', () => {
+      this.#fallback.hidden = true;
+    });
   }
 
   /** The config in use (engine field names), or null before the engine is ready. */
@@ -135,7 +160,9 @@ export class AttnScaleDemo extends HTMLElement {
   #optionNoticeLists = { panel: [], controls: [], theme: [] };
   #renderOptionNotices() {
     const lines = Object.values(this.#optionNoticeLists).flat().map(noticeText);
-    this.#optionNotices.replaceChildren(...(lines.length ? [noticeBox(lines, 'warning', (box) => box.remove())] : []));
+    this.#optionNotices.replaceChildren(
+      ...(lines.length ? [noticeBox(lines, 'warning', (box) => box.remove())] : []),
+    );
   }
 
   /** Builds (or rebuilds) the app: panels and controls from the attributes, state from `query`. */
@@ -151,7 +178,11 @@ export class AttnScaleDemo extends HTMLElement {
     const { panels, fields } = this.#readOptions(mod, schema);
     const panelEls = this.#panelSlots(panels);
     this.#showControls(fields);
-    await this.#startApp(gen, mod, { panelEls, fields, query: query ?? mod.attributesToQuery((n) => this.getAttribute(n), schema) });
+    await this.#startApp(gen, mod, {
+      panelEls,
+      fields,
+      query: query ?? mod.attributesToQuery((n) => this.getAttribute(n), schema),
+    });
   }
 
   /** The engine's schema and the charts' code, loaded side by side; null (and said) if either fails. */
@@ -169,7 +200,8 @@ export class AttnScaleDemo extends HTMLElement {
     try {
       return { schema: ready.schema, mod: await code };
     } catch (err) {
-      if (gen === this.#generation) this.#fail(`The charts' code could not load: ${err?.name ?? 'Error'}: ${err?.message ?? err}`);
+      if (gen === this.#generation)
+        this.#fail(`The charts' code could not load: ${err?.name ?? 'Error'}: ${err?.message ?? err}`);
       return null;
     }
   }
@@ -188,10 +220,12 @@ export class AttnScaleDemo extends HTMLElement {
   /** One element per panel, in order: { name: element }. */
   #panelSlots(panels) {
     const panelEls = {};
-    this.#panels.replaceChildren(...panels.map((name) => {
-      panelEls[name] = h('div', { 'data-panel': name, class: `as-panel as-panel-${name}` });
-      return panelEls[name];
-    }));
+    this.#panels.replaceChildren(
+      ...panels.map((name) => {
+        panelEls[name] = h('div', { 'data-panel': name, class: `as-panel as-panel-${name}` });
+        return panelEls[name];
+      }),
+    );
     this.#panels.dataset.count = String(panels.length);
     return panelEls;
   }
@@ -217,7 +251,10 @@ export class AttnScaleDemo extends HTMLElement {
           this.#fullLink.href = `${this.#fullPage()}?${q}`;
         },
       });
-      if (gen !== this.#generation) { app.destroy(); return; }
+      if (gen !== this.#generation) {
+        app.destroy();
+        return;
+      }
       this.#app = app;
       const { info } = app;
       this.#status.textContent = `Computed live by the attnscale engine (${info.simd ? 'WebAssembly SIMD' : 'WebAssembly, scalar'}).`;
@@ -240,7 +277,12 @@ export class AttnScaleDemo extends HTMLElement {
     const schema = this.#schema;
     if (!schema || !this.#app) {
       // Still starting: start over, so that the attributes are read as a whole.
-      if (names.has('panel') || names.has('controls') || (schema && [...names].some((n) => this.#charts.attributeMap(schema).has(n)))) this.#mount(null);
+      if (
+        names.has('panel') ||
+        names.has('controls') ||
+        (schema && [...names].some((n) => this.#charts.attributeMap(schema).has(n)))
+      )
+        this.#mount(null);
       return;
     }
     const partial = this.#changedConfig(names, schema);
@@ -285,4 +327,3 @@ export class AttnScaleDemo extends HTMLElement {
 }
 
 if (!customElements.get(TAG)) customElements.define(TAG, AttnScaleDemo);
-

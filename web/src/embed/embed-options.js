@@ -12,7 +12,11 @@ export const DEFAULT_PANELS = Object.freeze(['spread']);
 export const THEMES = Object.freeze(['auto', 'light', 'dark']);
 const MAX_SHOWN = 40;
 const shown = (s) => (s.length > MAX_SHOWN ? `${s.slice(0, MAX_SHOWN)}…` : s);
-const list = (s) => String(s).split(/[\s,]+/).map((x) => x.trim()).filter(Boolean);
+const list = (s) =>
+  String(s)
+    .split(/[\s,]+/)
+    .map((x) => x.trim())
+    .filter(Boolean);
 
 /** Panels an embed may show: every panel of the registry unless its meta says `embed: false`. */
 export function embeddablePanels() {
@@ -55,16 +59,26 @@ export function attributesToQuery(getAttribute, schema) {
 /** panel="spread, sigma" → { panels, notices }. Unknown names are dropped with a notice. */
 export function parsePanels(value) {
   const allowed = embeddablePanels();
-  if (value === null || value === undefined || String(value).trim() === '') return { panels: [...DEFAULT_PANELS], notices: [] };
+  if (value === null || value === undefined || String(value).trim() === '')
+    return { panels: [...DEFAULT_PANELS], notices: [] };
   const panels = [];
   const bad = [];
   for (const name of list(value)) {
     const hit = allowed.find((a) => a.toLowerCase() === name.toLowerCase());
-    if (hit) { if (!panels.includes(hit)) panels.push(hit); } else bad.push(name);
+    if (hit) {
+      if (!panels.includes(hit)) panels.push(hit);
+    } else bad.push(name);
   }
   const used = panels.length ? panels : [...DEFAULT_PANELS];
   const notices = bad.length
-    ? [{ field: 'panel', given: shown(bad.join(',')), used: used.join(','), reason: `is not one of ${allowed.join(', ')}` }]
+    ? [
+        {
+          field: 'panel',
+          given: shown(bad.join(',')),
+          used: used.join(','),
+          reason: `is not one of ${allowed.join(', ')}`,
+        },
+      ]
     : [];
   return { panels: used, notices };
 }
@@ -76,17 +90,28 @@ export function parsePanels(value) {
 export function parseControls(value, schema) {
   if (value === null || value === undefined) return { fields: null, notices: [] };
   const items = list(value);
-  if (!items.length || (items.length === 1 && /^(none|false|off)$/i.test(items[0]))) return { fields: null, notices: [] };
-  if (items.length === 1 && /^(all|true|on)$/i.test(items[0])) return { fields: schema.map((f) => f.name), notices: [] };
+  if (!items.length || (items.length === 1 && /^(none|false|off)$/i.test(items[0])))
+    return { fields: null, notices: [] };
+  if (items.length === 1 && /^(all|true|on)$/i.test(items[0]))
+    return { fields: schema.map((f) => f.name), notices: [] };
   const attrs = attributeMap(schema);
   const fields = [];
   const bad = [];
   for (const it of items) {
     const name = attrs.get(it.toLowerCase()) ?? schema.find((f) => f.name === it)?.name;
-    if (name) { if (!fields.includes(name)) fields.push(name); } else bad.push(it);
+    if (name) {
+      if (!fields.includes(name)) fields.push(name);
+    } else bad.push(it);
   }
   const notices = bad.length
-    ? [{ field: 'controls', given: shown(bad.join(',')), used: fields.length ? fields.join(',') : 'none', reason: `names no setting (use all, none or some of ${schema.map((f) => kebab(f.name)).join(', ')})` }]
+    ? [
+        {
+          field: 'controls',
+          given: shown(bad.join(',')),
+          used: fields.length ? fields.join(',') : 'none',
+          reason: `names no setting (use all, none or some of ${schema.map((f) => kebab(f.name)).join(', ')})`,
+        },
+      ]
     : [];
   return { fields: fields.length ? fields : null, notices };
 }
@@ -96,7 +121,12 @@ export function parseTheme(value) {
   if (value === null || value === undefined || value.trim() === '') return { theme: 'auto', notices: [] };
   const t = value.trim().toLowerCase();
   if (THEMES.includes(t)) return { theme: t, notices: [] };
-  return { theme: 'auto', notices: [{ field: 'theme', given: shown(value), used: 'auto', reason: `is not one of ${THEMES.join(', ')}` }] };
+  return {
+    theme: 'auto',
+    notices: [
+      { field: 'theme', given: shown(value), used: 'auto', reason: `is not one of ${THEMES.join(', ')}` },
+    ],
+  };
 }
 
 export { noticeText };

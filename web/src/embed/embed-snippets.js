@@ -15,7 +15,8 @@ export const HEIGHT_LISTENER = `addEventListener('message', (e) => { if (e.data?
 /** The text of the link inside the component snippet (shown when the element cannot draw). */
 export const FALLBACK_LINK_TEXT = 'Open the attnscale demo';
 
-const escAttr = (s) => String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escAttr = (s) =>
+  String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** Config fields that differ from the defaults, as [attribute, value] pairs (schema order). */
 export function changedAttributes(config, schema, limits) {
@@ -32,7 +33,17 @@ const joinQuery = (...parts) => parts.filter(Boolean).join('&');
  * panelQuery: the chosen panels' own URL settings (the training panel's), already a query.
  * Both snippets name only the fields that differ from their defaults: the embed fills in the rest.
  */
-export function embedSnippets({ config, schema, limits, panels, controls = null, theme = 'auto', base, titles = {}, panelQuery = '' }) {
+export function embedSnippets({
+  config,
+  schema,
+  limits,
+  panels,
+  controls = null,
+  theme = 'auto',
+  base,
+  titles = {},
+  panelQuery = '',
+}) {
   const state = joinQuery(serializeChanged(config, schema, limits), panelQuery);
   const q = new URLSearchParams();
   q.set('panel', panels.join(','));

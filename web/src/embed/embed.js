@@ -26,10 +26,17 @@ const appNotices = h('div', { class: 'embed-app-notices' });
 $('notices').append(optionNotices, appNotices);
 function showOptionNotices(list) {
   if (!list.length) return;
-  const box = h('div', { class: 'notice warning', role: 'status' },
+  const box = h(
+    'div',
+    { class: 'notice warning', role: 'status' },
     h('p', { class: 'notice-title', text: 'Some values were adjusted' }),
-    h('ul', {}, list.map((n) => h('li', { text: noticeText(n) }))),
-    h('button', { type: 'button', class: 'btn small', text: 'Dismiss', onclick: () => box.remove() }));
+    h(
+      'ul',
+      {},
+      list.map((n) => h('li', { text: noticeText(n) })),
+    ),
+    h('button', { type: 'button', class: 'btn small', text: 'Dismiss', onclick: () => box.remove() }),
+  );
   optionNotices.replaceChildren(box);
 }
 
@@ -65,7 +72,9 @@ const fullPage = new URL('./index.html', location.href);
 // The controls are checked against the engine's schema; if the engine cannot start, createApp
 // below shows why, in the notices.
 const ready = await client.ready.catch(() => null);
-const { fields, notices: controlNotices } = ready ? parseControls(params.get('controls'), ready.schema) : { fields: null, notices: [] };
+const { fields, notices: controlNotices } = ready
+  ? parseControls(params.get('controls'), ready.schema)
+  : { fields: null, notices: [] };
 showOptionNotices([...panelNotices, ...controlNotices, ...themeNotices]);
 const controls = $('controls');
 controls.hidden = !fields;
@@ -79,9 +88,12 @@ try {
     notices: appNotices,
     query: location.search,
     presetHref: () => fullPage.href,
-    onConfigChange: (config, query) => { fullLink.href = `${fullPage.href}?${query}`; },
+    onConfigChange: (config, query) => {
+      fullLink.href = `${fullPage.href}?${query}`;
+    },
   });
-  $('engine-info').textContent = `Computed live by the attnscale engine (${app.info.simd ? 'WebAssembly SIMD' : 'WebAssembly, scalar'}).`;
+  $('engine-info').textContent =
+    `Computed live by the attnscale engine (${app.info.simd ? 'WebAssembly SIMD' : 'WebAssembly, scalar'}).`;
 } catch (err) {
   $('engine-info').textContent = '';
   console.warn(err);

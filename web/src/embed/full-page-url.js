@@ -14,7 +14,9 @@ export function fullPageUrl(pageAttribute, moduleUrl, base) {
     try {
       const url = new URL(pageAttribute, base);
       if (url.protocol === 'https:' || url.protocol === 'http:') return url.origin + url.pathname;
-    } catch { /* not a URL: the default below */ }
+    } catch {
+      /* not a URL: the default below */
+    }
   }
   const here = new URL(moduleUrl);
   if (/\/attnscale@[^/]+\/dist\//.test(here.pathname)) return HOSTED_PAGE;

@@ -174,7 +174,9 @@ export class Engine {
       throw new TypeError(`saturate must be a boolean (true or false), got ${typeof saturate}`);
     }
     if (typeof precision !== 'string') {
-      throw new TypeError(`precision must be one of 'fp32', 'bf16', 'fp16', 'fp8e4m3', 'fp8e5m2', got ${typeof precision}`);
+      throw new TypeError(
+        `precision must be one of 'fp32', 'bf16', 'fp16', 'fp8e4m3', 'fp8e5m2', got ${typeof precision}`,
+      );
     }
     return throwIfError(this.#native.round(precision, values, saturate)).values;
   }
@@ -228,13 +230,17 @@ export class SweepJob {
   advance(budgetMs = Infinity) {
     if (this.#native === null) throw new Error('this sweep job was deleted');
     if (typeof budgetMs !== 'number' || !(budgetMs >= 0)) {
-      throw new RangeError(`budgetMs must be a number >= 0 (Infinity: until the next point), got ${String(budgetMs)}`);
+      throw new RangeError(
+        `budgetMs must be a number >= 0 (Infinity: until the next point), got ${String(budgetMs)}`,
+      );
     }
     const step = this.#native.sweepAdvance(this.#id, budgetMs);
     if (step.done) return { done: true, value: null };
     if (step.dk === null) return { done: false, value: null };
     const points = {};
-    this.#keys.forEach((key, i) => { points[key] = step.points[i]; });
+    this.#keys.forEach((key, i) => {
+      points[key] = step.points[i];
+    });
     return { done: false, value: { dk: step.dk, points } };
   }
 
@@ -264,7 +270,8 @@ export class Trainer {
 
   /** The seqLen × seqLen attention weights of one fixed example under the copy's current weights. */
   attention(copy) {
-    if (typeof copy !== 'string') throw new TypeError(`copy must be a copy's name (a string), got ${typeof copy}`);
+    if (typeof copy !== 'string')
+      throw new TypeError(`copy must be a copy's name (a string), got ${typeof copy}`);
     return throwIfError(this.#alive().attention(copy)).values;
   }
 
@@ -289,7 +296,9 @@ export class Trainer {
 // Anything else is left to the engine, whose error names the entry and the valid range.
 function scaleKeys(scales) {
   if (!Array.isArray(scales)) {
-    throw new TypeError(`scales must be a non-empty array (at most 8 entries, no repeats) of 'none', 'sqrt', 'linear' or finite numbers > 0, got ${scales === null ? 'null' : typeof scales}`);
+    throw new TypeError(
+      `scales must be a non-empty array (at most 8 entries, no repeats) of 'none', 'sqrt', 'linear' or finite numbers > 0, got ${scales === null ? 'null' : typeof scales}`,
+    );
   }
   return scales.map((s) => (typeof s === 'number' ? String(s) : s));
 }
@@ -323,9 +332,11 @@ export async function createEngine(options = {}) {
   const simd = options.simd ?? (await wasmSimdSupported());
   const variant = simd ? 'simd' : 'scalar';
   // Only the glue of the build in use is fetched (bundlers split these two imports).
-  const factory = (simd
-    ? await import('../../generated/attnscale-simd.mjs')
-    : await import('../../generated/attnscale-scalar.mjs')).default;
+  const factory = (
+    simd
+      ? await import('../../generated/attnscale-simd.mjs')
+      : await import('../../generated/attnscale-scalar.mjs')
+  ).default;
   const moduleOptions = {};
   if (isNode) moduleOptions.wasmBinary = await wasmBytesForNode(variant);
   const module = await factory(moduleOptions);

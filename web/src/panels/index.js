@@ -16,6 +16,9 @@ const loaders = {
   length: () => import('./length/length.js'),
 };
 
-export const PANELS = Object.freeze(Object.fromEntries(Object.entries(PANEL_META)
-  .map(([name, meta]) => [name, Object.freeze({ meta, load: loaders[name] })])));
+export const PANELS = Object.freeze(
+  Object.fromEntries(
+    Object.entries(PANEL_META).map(([name, meta]) => [name, Object.freeze({ meta, load: loaders[name] })]),
+  ),
+);
 export const PANEL_NAMES = Object.freeze(Object.keys(PANELS));

@@ -14,7 +14,15 @@ export const PRECISION_VARIANTS = Object.freeze([
 export const THRESHOLDS_MAX_SEQ_LEN = 256;
 export function thresholdsConfig(c) {
   const { seed, mean, std, correlation, causal, saturate } = c;
-  return { seqLen: Math.min(c.seqLen, THRESHOLDS_MAX_SEQ_LEN), seed, mean, std, correlation, causal, saturate };
+  return {
+    seqLen: Math.min(c.seqLen, THRESHOLDS_MAX_SEQ_LEN),
+    seed,
+    mean,
+    std,
+    correlation,
+    causal,
+    saturate,
+  };
 }
 
 export const PANEL_META = Object.freeze({
@@ -23,7 +31,11 @@ export const PANEL_META = Object.freeze({
   entropy: { name: 'entropy', title: 'Softmax entropy and saturation vs d_k', sweep: true },
   gradients: { name: 'gradients', title: 'Gradient health', sweep: true },
   heatmap: { name: 'heatmap', title: 'Attention weights' },
-  precision: { name: 'precision', title: 'Precision: where values stop being finite', variants: PRECISION_VARIANTS.map((v) => v.set) },
+  precision: {
+    name: 'precision',
+    title: 'Precision: where values stop being finite',
+    variants: PRECISION_VARIANTS.map((v) => v.set),
+  },
   training: { name: 'training', title: 'Training side by side' },
   thresholds: { name: 'thresholds', title: 'Where each format overflows', thresholds: true },
   schemes: { name: 'schemes', title: 'Scaling schemes vs d_k, three assumptions' },

@@ -55,7 +55,10 @@ export function schemaDefaults(schema, limits = PAGE_LIMITS) {
  */
 export function coerceField(field, input, config = {}, limits = PAGE_LIMITS) {
   const given = typeof input === 'string' ? input : String(input);
-  const reset = (reason) => ({ value: field.default, notice: { field: field.name, given: shown(given), used: field.default, reason } });
+  const reset = (reason) => ({
+    value: field.default,
+    notice: { field: field.name, given: shown(given), used: field.default, reason },
+  });
   switch (field.type) {
     case 'int':
     case 'number': {
@@ -72,7 +75,10 @@ export function coerceField(field, input, config = {}, limits = PAGE_LIMITS) {
         x = max;
         reason = `is above the allowed range ${rangeText(field, min, max)}`;
       }
-      return { value: x, notice: reason ? { field: field.name, given: shown(given), used: x, reason } : null };
+      return {
+        value: x,
+        notice: reason ? { field: field.name, given: shown(given), used: x, reason } : null,
+      };
     }
     case 'bool': {
       if (typeof input === 'boolean') return { value: input, notice: null };
@@ -100,7 +106,15 @@ export function coerceField(field, input, config = {}, limits = PAGE_LIMITS) {
       const lo = Number.isFinite(min) ? min : 0;
       if (Number.isFinite(v) && v > lo && v <= max) return { value: v, notice: null };
       if (Number.isFinite(v) && v > max) {
-        return { value: max, notice: { field: field.name, given: shown(given), used: max, reason: `is above the largest custom multiplier ${max}` } };
+        return {
+          value: max,
+          notice: {
+            field: field.name,
+            given: shown(given),
+            used: max,
+            reason: `is above the largest custom multiplier ${max}`,
+          },
+        };
       }
       return reset(`is not one of ${vals.join(', ')} or a number above ${lo}`);
     }
@@ -151,7 +165,12 @@ export function enforceDependencies(config, schema, limits = PAGE_LIMITS) {
     const v = config[f.name];
     if (typeof v !== 'number') continue;
     if (v > max) {
-      notices.push({ field: f.name, given: String(v), used: max, reason: `is above the allowed range ${rangeText(f, min, max)}` });
+      notices.push({
+        field: f.name,
+        given: String(v),
+        used: max,
+        reason: `is above the allowed range ${rangeText(f, min, max)}`,
+      });
       config[f.name] = max;
     }
   }

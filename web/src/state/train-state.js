@@ -20,22 +20,31 @@ import { fmt } from '../ui/format.js';
  * The copies the panel can train (engine.train's `copies`; measured in cpp/train/FINDINGS.md under
  * the same names). The custom multiplier of the page adds one more copy, 'custom'.
  */
-export const COPY_SCHEMES = Object.freeze([
-  { name: 'none', label: 'none', spec: { scale: 'none' } },
-  { name: 'sqrt', label: '1/√d_k', spec: { scale: 'sqrt' } },
-  { name: 'linear', label: '1/d_k', spec: { scale: 'linear' } },
-  { name: 'rms_sqrt', label: 'RMS-norm + 1/√d_k', spec: { scale: 'sqrt', qkNorm: 'rms' } },
-  { name: 'layer_sqrt', label: 'layer-norm + 1/√d_k', spec: { scale: 'sqrt', qkNorm: 'layer' } },
-  { name: 'none_cap5', label: 'none + soft-cap 5', spec: { scale: 'none', softcap: 5 } },
-  { name: 'none_cap50', label: 'none + soft-cap 50', spec: { scale: 'none', softcap: 50 } },
-  { name: 'sqrt_logn', label: '1/√d_k × 0.43 ln T', spec: { scale: 'sqrt', lengthScale: 0.43 } },
-].map((c) => Object.freeze(c)));
+export const COPY_SCHEMES = Object.freeze(
+  [
+    { name: 'none', label: 'none', spec: { scale: 'none' } },
+    { name: 'sqrt', label: '1/√d_k', spec: { scale: 'sqrt' } },
+    { name: 'linear', label: '1/d_k', spec: { scale: 'linear' } },
+    { name: 'rms_sqrt', label: 'RMS-norm + 1/√d_k', spec: { scale: 'sqrt', qkNorm: 'rms' } },
+    { name: 'layer_sqrt', label: 'layer-norm + 1/√d_k', spec: { scale: 'sqrt', qkNorm: 'layer' } },
+    { name: 'none_cap5', label: 'none + soft-cap 5', spec: { scale: 'none', softcap: 5 } },
+    { name: 'none_cap50', label: 'none + soft-cap 50', spec: { scale: 'none', softcap: 50 } },
+    { name: 'sqrt_logn', label: '1/√d_k × 0.43 ln T', spec: { scale: 'sqrt', lengthScale: 0.43 } },
+  ].map((c) => Object.freeze(c)),
+);
 export const DEFAULT_COPIES = Object.freeze(['none', 'sqrt', 'linear']);
 /** Every copy name a run can have, in the order the charts draw them. */
 export const COPIES = Object.freeze([...COPY_SCHEMES.map((c) => c.name), 'custom']);
 /** engine.train takes at most this many copies. */
 export const MAX_COPIES = 8;
-export const METRICS = Object.freeze(['loss', 'accuracy', 'entropy', 'saturatedFraction', 'gradNormWq', 'gradNormWk']);
+export const METRICS = Object.freeze([
+  'loss',
+  'accuracy',
+  'entropy',
+  'saturatedFraction',
+  'gradNormWq',
+  'gradNormWk',
+]);
 /** Steps the Step button runs. */
 export const STEP_BUTTON_STEPS = 10;
 /** Default of the stop-at setting: the length of the runs in cpp/train/FINDINGS.md. */
@@ -48,7 +57,13 @@ export const REACH_WINDOW = 10;
 
 const SETTINGS = ['optimizer', 'learningRate', 'initScale', 'batchSize', 'seed', 'stopAt'];
 /** stopAt is the page's own setting (the engine does not know it). */
-const STOP_AT_FIELD = Object.freeze({ name: 'stopAt', type: 'int', min: 0, max: 1e9, default: DEFAULT_STOP_AT });
+const STOP_AT_FIELD = Object.freeze({
+  name: 'stopAt',
+  type: 'int',
+  min: 0,
+  max: 1e9,
+  default: DEFAULT_STOP_AT,
+});
 
 export function copyLabel(copy, scale) {
   if (copy === 'custom') return typeof scale === 'number' ? `× ${fmt(scale)}` : 'custom';
@@ -61,14 +76,22 @@ export function copyLabel(copy, scale) {
  * defaults, with a notice { field: 'trainCopies', given, used, reason } as state.js writes them.
  */
 export function coerceCopies(input) {
-  const given = Array.isArray(input) ? input : String(input ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+  const given = Array.isArray(input)
+    ? input
+    : String(input ?? '')
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean);
   const known = COPY_SCHEMES.map((c) => c.name).filter((n) => given.includes(n));
   const unknown = given.filter((n) => !COPY_SCHEMES.some((c) => c.name === n));
   const copies = known.length ? known : [...DEFAULT_COPIES];
   let reason = null;
-  if (unknown.length) reason = `names unknown copies (${unknown.join(', ')}; known: ${COPY_SCHEMES.map((c) => c.name).join(', ')})`;
+  if (unknown.length)
+    reason = `names unknown copies (${unknown.join(', ')}; known: ${COPY_SCHEMES.map((c) => c.name).join(', ')})`;
   else if (!known.length) reason = 'picks no copy';
-  const notice = reason ? { field: 'trainCopies', given: given.join(','), used: copies.join(','), reason } : null;
+  const notice = reason
+    ? { field: 'trainCopies', given: given.join(','), used: copies.join(','), reason }
+    : null;
   return { copies, notice };
 }
 const sameList = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
@@ -90,7 +113,10 @@ export function settingsUrlSchema(trainSchema) {
 
 /** The panel's settings at their defaults (from the training schema) plus stopAt. */
 export function defaultSettings(trainSchema) {
-  return { ...Object.fromEntries(settingsSchema(trainSchema).map((f) => [f.name, f.default])), copies: [...DEFAULT_COPIES] };
+  return {
+    ...Object.fromEntries(settingsSchema(trainSchema).map((f) => [f.name, f.default])),
+    copies: [...DEFAULT_COPIES],
+  };
 }
 
 /**
@@ -99,7 +125,9 @@ export function defaultSettings(trainSchema) {
  */
 export function settingsFromQuery(search, trainSchema) {
   const { config, notices } = parseQuery(search, settingsUrlSchema(trainSchema), { limits: {} });
-  const settings = Object.fromEntries(settingsSchema(trainSchema).map((f) => [f.name, config[urlName(f.name)]]));
+  const settings = Object.fromEntries(
+    settingsSchema(trainSchema).map((f) => [f.name, config[urlName(f.name)]]),
+  );
   const raw = new URLSearchParams(search).get('trainCopies');
   const { copies, notice } = raw === null ? { copies: [...DEFAULT_COPIES], notice: null } : coerceCopies(raw);
   settings.copies = copies;
@@ -108,11 +136,17 @@ export function settingsFromQuery(search, trainSchema) {
 
 /** Settings → URL query of the ones that differ from their defaults ('' at the defaults). */
 export function settingsToQuery(settings, trainSchema) {
-  const byUrlName = Object.fromEntries(Object.entries(settings).filter(([k]) => k !== 'copies').map(([k, v]) => [urlName(k), v]));
+  const byUrlName = Object.fromEntries(
+    Object.entries(settings)
+      .filter(([k]) => k !== 'copies')
+      .map(([k, v]) => [urlName(k), v]),
+  );
   const q = serializeChanged(byUrlName, settingsUrlSchema(trainSchema), {});
   const { copies } = coerceCopies(settings.copies ?? DEFAULT_COPIES);
   // Commas stay readable: copy names are letters, digits and '_' only.
-  return sameList(copies, DEFAULT_COPIES) ? q : [q, `trainCopies=${copies.join(',')}`].filter(Boolean).join('&');
+  return sameList(copies, DEFAULT_COPIES)
+    ? q
+    : [q, `trainCopies=${copies.join(',')}`].filter(Boolean).join('&');
 }
 
 /**
@@ -123,7 +157,10 @@ export function coerceSetting(trainSchema, name, input) {
   const f = settingsSchema(trainSchema).find((x) => x.name === name);
   if (!f) return { value: input, notice: null };
   const { value, notice } = coerceField(f, input, {}, {});
-  return { value, notice: notice ? `${name}=${notice.given} ${notice.reason}; using ${name}=${notice.used}.` : null };
+  return {
+    value,
+    notice: notice ? `${name}=${notice.given} ${notice.reason}; using ${name}=${notice.used}.` : null,
+  };
 }
 
 /**
@@ -134,10 +171,13 @@ export function trainerConfig(page, settings, trainSchema) {
   const notes = [];
   const clampField = (name, label, v) => {
     const f = fieldOf(trainSchema, name);
-    const lo = f?.min ?? -Infinity, hi = f?.max ?? Infinity;
+    const lo = f?.min ?? -Infinity,
+      hi = f?.max ?? Infinity;
     const x = Math.min(hi, Math.max(lo, v));
     if (x !== v) {
-      notes.push(`The page's ${label} = ${v} is ${v > hi ? 'above' : 'below'} the trainer's range ${lo}..${hi}: training uses ${label} = ${x}.`);
+      notes.push(
+        `The page's ${label} = ${v} is ${v > hi ? 'above' : 'below'} the trainer's range ${lo}..${hi}: training uses ${label} = ${x}.`,
+      );
     }
     return x;
   };
@@ -147,11 +187,15 @@ export function trainerConfig(page, settings, trainSchema) {
   let batchSize = settings.batchSize;
   if (dk * seqLen * batchSize > cap) {
     const fit = Math.max(1, Math.floor(cap / (dk * seqLen)));
-    notes.push(`d_k × T × batch = ${dk} × ${seqLen} × ${batchSize} = ${dk * seqLen * batchSize} is over the trainer's cost cap of ${cap}: training uses batch size ${fit}.`);
+    notes.push(
+      `d_k × T × batch = ${dk} × ${seqLen} × ${batchSize} = ${dk * seqLen * batchSize} is over the trainer's cost cap of ${cap}: training uses batch size ${fit}.`,
+    );
     batchSize = fit;
   }
   const cfg = {
-    dk, seqLen, batchSize,
+    dk,
+    seqLen,
+    batchSize,
     optimizer: settings.optimizer,
     learningRate: settings.learningRate,
     initScale: settings.initScale,
@@ -165,10 +209,16 @@ export function trainerConfig(page, settings, trainSchema) {
     // The default copies: the trainer's own defaults (the bits of every earlier run).
     if (custom) cfg.scale = page.scale;
   } else {
-    cfg.copies = COPY_SCHEMES.filter((c) => chosen.includes(c.name)).map((c) => ({ name: c.name, ...c.spec }));
+    cfg.copies = COPY_SCHEMES.filter((c) => chosen.includes(c.name)).map((c) => ({
+      name: c.name,
+      ...c.spec,
+    }));
     if (custom) {
       if (cfg.copies.length < MAX_COPIES) cfg.copies.push({ name: 'custom', scale: page.scale });
-      else notes.push(`The trainer runs at most ${MAX_COPIES} copies: the page's custom multiplier × ${fmt(page.scale)} is left out while all eight schemes are picked.`);
+      else
+        notes.push(
+          `The trainer runs at most ${MAX_COPIES} copies: the page's custom multiplier × ${fmt(page.scale)} is left out while all eight schemes are picked.`,
+        );
     }
   }
   return { cfg, notes };
@@ -178,14 +228,20 @@ export function trainerConfig(page, settings, trainSchema) {
 export const trainerKey = (cfg) => JSON.stringify(cfg);
 
 /** The copies a config trains, in output order. */
-export const copiesOf = (cfg) => (cfg.copies ? cfg.copies.map((c) => c.name)
-  : typeof cfg.scale === 'number' ? [...DEFAULT_COPIES, 'custom'] : [...DEFAULT_COPIES]);
+export const copiesOf = (cfg) =>
+  cfg.copies
+    ? cfg.copies.map((c) => c.name)
+    : typeof cfg.scale === 'number'
+      ? [...DEFAULT_COPIES, 'custom']
+      : [...DEFAULT_COPIES];
 
 /** One line describing a run's config. */
 export function describeRun(cfg) {
   const opt = cfg.optimizer === 'sgd' ? 'SGD' : 'Adam';
-  return `d_k ${cfg.dk}, T ${cfg.seqLen}, batch ${cfg.batchSize}, ${opt} lr ${fmt(cfg.learningRate)}, init scale ${fmt(cfg.initScale)}, `
-    + `${cfg.precision}${cfg.saturate && String(cfg.precision).startsWith('fp8') ? ' (saturating)' : ''}, seed ${cfg.seed}`;
+  return (
+    `d_k ${cfg.dk}, T ${cfg.seqLen}, batch ${cfg.batchSize}, ${opt} lr ${fmt(cfg.learningRate)}, init scale ${fmt(cfg.initScale)}, ` +
+    `${cfg.precision}${cfg.saturate && String(cfg.precision).startsWith('fp8') ? ' (saturating)' : ''}, seed ${cfg.seed}`
+  );
 }
 
 /**
@@ -195,12 +251,48 @@ export function describeRun(cfg) {
  * 90 % (FINDINGS.md); the run in the page repeats it bit for bit.
  */
 export const TRAIN_PRESETS = Object.freeze([
-  { id: 'dk16', title: 'd_k 16, init 1', page: { dk: 16 }, train: {}, measured: 'none 420, 1/√d_k 354, 1/d_k 477' },
-  { id: 'dk64', title: 'd_k 64, init 1', page: { dk: 64 }, train: {}, measured: 'none 398, 1/√d_k 198, 1/d_k 331' },
-  { id: 'dk256', title: 'd_k 256, init 1', page: { dk: 256 }, train: {}, measured: 'none 336, 1/√d_k 112, 1/d_k 292' },
-  { id: 'dk256-init2', title: 'd_k 256, init 2', page: { dk: 256 }, train: { initScale: 2 }, measured: 'none not within 500 (accuracy 0.43 at the end), 1/√d_k 150, 1/d_k 192' },
-  { id: 'dk256-init05', title: 'd_k 256, init 0.5', page: { dk: 256 }, train: { initScale: 0.5 }, measured: 'none 128, 1/√d_k 157, 1/d_k 404' },
-  { id: 'dk256-sgd', title: 'd_k 256, SGD lr 1', page: { dk: 256 }, train: { optimizer: 'sgd', learningRate: 1 }, measured: 'none 373, 1/√d_k 58, 1/d_k not within 500 (accuracy 0.22 at the end)' },
+  {
+    id: 'dk16',
+    title: 'd_k 16, init 1',
+    page: { dk: 16 },
+    train: {},
+    measured: 'none 420, 1/√d_k 354, 1/d_k 477',
+  },
+  {
+    id: 'dk64',
+    title: 'd_k 64, init 1',
+    page: { dk: 64 },
+    train: {},
+    measured: 'none 398, 1/√d_k 198, 1/d_k 331',
+  },
+  {
+    id: 'dk256',
+    title: 'd_k 256, init 1',
+    page: { dk: 256 },
+    train: {},
+    measured: 'none 336, 1/√d_k 112, 1/d_k 292',
+  },
+  {
+    id: 'dk256-init2',
+    title: 'd_k 256, init 2',
+    page: { dk: 256 },
+    train: { initScale: 2 },
+    measured: 'none not within 500 (accuracy 0.43 at the end), 1/√d_k 150, 1/d_k 192',
+  },
+  {
+    id: 'dk256-init05',
+    title: 'd_k 256, init 0.5',
+    page: { dk: 256 },
+    train: { initScale: 0.5 },
+    measured: 'none 128, 1/√d_k 157, 1/d_k 404',
+  },
+  {
+    id: 'dk256-sgd',
+    title: 'd_k 256, SGD lr 1',
+    page: { dk: 256 },
+    train: { optimizer: 'sgd', learningRate: 1 },
+    measured: 'none 373, 1/√d_k 58, 1/d_k not within 500 (accuracy 0.22 at the end)',
+  },
 ]);
 
 /**
@@ -208,18 +300,35 @@ export const TRAIN_PRESETS = Object.freeze([
  * copies and asks one question; `measured` quotes the native run of the same settings.
  */
 export const FINDINGS_PRESETS = Object.freeze([
-  { id: 'qknorm-init2', title: 'Init 2, d_k 256: does QK-norm rescue the unscaled copy?', page: { dk: 256 },
+  {
+    id: 'qknorm-init2',
+    title: 'Init 2, d_k 256: does QK-norm rescue the unscaled copy?',
+    page: { dk: 256 },
     train: { initScale: 2, copies: ['none', 'sqrt', 'rms_sqrt', 'layer_sqrt'] },
-    measured: 'none not within 500, 1/√d_k 150, RMS-norm + 1/√d_k 106, layer-norm + 1/√d_k 106' },
-  { id: 'softcap-init2', title: 'Init 2, d_k 64: does a soft-cap?', page: { dk: 64 },
+    measured: 'none not within 500, 1/√d_k 150, RMS-norm + 1/√d_k 106, layer-norm + 1/√d_k 106',
+  },
+  {
+    id: 'softcap-init2',
+    title: 'Init 2, d_k 64: does a soft-cap?',
+    page: { dk: 64 },
     train: { initScale: 2, copies: ['none', 'sqrt', 'none_cap5', 'none_cap50'] },
-    measured: 'none not within 500, 1/√d_k 288, soft-cap 5 not within 500, soft-cap 50 not within 500' },
-  { id: 'all-init1', title: 'Init 1, d_k 256: all eight copies', page: { dk: 256 },
+    measured: 'none not within 500, 1/√d_k 288, soft-cap 5 not within 500, soft-cap 50 not within 500',
+  },
+  {
+    id: 'all-init1',
+    title: 'Init 1, d_k 256: all eight copies',
+    page: { dk: 256 },
     train: { copies: COPY_SCHEMES.map((c) => c.name) },
-    measured: 'none 336, 1/√d_k 112, 1/d_k 292, RMS-norm 103, layer-norm 103, soft-cap 5 183, soft-cap 50 305, 0.43 ln T 108' },
-  { id: 'logn-init2', title: 'Init 2, d_k 16: is s·ln T a larger scale?', page: { dk: 16 },
+    measured:
+      'none 336, 1/√d_k 112, 1/d_k 292, RMS-norm 103, layer-norm 103, soft-cap 5 183, soft-cap 50 305, 0.43 ln T 108',
+  },
+  {
+    id: 'logn-init2',
+    title: 'Init 2, d_k 16: is s·ln T a larger scale?',
+    page: { dk: 16 },
     train: { initScale: 2, copies: ['sqrt', 'linear', 'sqrt_logn'] },
-    measured: '1/√d_k 478, 1/d_k 401, 1/√d_k × 0.43 ln T not within 500' },
+    measured: '1/√d_k 478, 1/d_k 401, 1/√d_k × 0.43 ln T not within 500',
+  },
 ]);
 /** What every preset sets on the page besides d_k: the findings' T and precision. */
 export const PRESET_PAGE_BASE = Object.freeze({ seqLen: 32, precision: 'fp32' });
@@ -243,8 +352,12 @@ export function stepReaching(steps, accuracy, state = { sum: 0, at: null, next: 
 }
 
 const mean = (a, from) => {
-  let s = 0, n = 0;
-  for (let i = Math.max(0, from); i < a.length; i++) { s += a[i]; n++; }
+  let s = 0,
+    n = 0;
+  for (let i = Math.max(0, from); i < a.length; i++) {
+    s += a[i];
+    n++;
+  }
   return n ? s / n : NaN;
 };
 const pct = (x) => (Number.isFinite(x) ? `${fmt(100 * x, 3)}%` : fmt(x));
@@ -255,7 +368,8 @@ const pct = (x) => (Number.isFinite(x) ? `${fmt(100 * x, 3)}%` : fmt(x));
  */
 export function summarize(run) {
   const { cfg, steps } = run;
-  if (!cfg || !steps.length) return 'No steps yet. Press Play or Step to train the copies from the same starting weights on the same batches.';
+  if (!cfg || !steps.length)
+    return 'No steps yet. Press Play or Step to train the copies from the same starting weights on the same batches.';
   const copies = copiesOf(cfg);
   const label = (c) => copyLabel(c, cfg.scale);
   const n = steps.length;
@@ -263,27 +377,40 @@ export function summarize(run) {
   const from = n - REACH_WINDOW;
   const out = [`Step ${last} (${describeRun(cfg)}).`];
   const acc = copies.map((c) => [c, mean(run.copies[c].accuracy, from)]);
-  out.push(`Accuracy over the last ${Math.min(n, REACH_WINDOW)} steps: ${acc.map(([c, a]) => `${label(c)} ${pct(a)}`).join(', ')} (chance ${pct(1 / VALUE_TOKENS)}).`);
-  const reached = copies.filter((c) => run.reached[c] != null).sort((a, b) => run.reached[a] - run.reached[b]);
+  out.push(
+    `Accuracy over the last ${Math.min(n, REACH_WINDOW)} steps: ${acc.map(([c, a]) => `${label(c)} ${pct(a)}`).join(', ')} (chance ${pct(1 / VALUE_TOKENS)}).`,
+  );
+  const reached = copies
+    .filter((c) => run.reached[c] != null)
+    .sort((a, b) => run.reached[a] - run.reached[b]);
   const notYet = copies.filter((c) => run.reached[c] == null);
   if (reached.length) {
-    out.push(`Reached ${pct(REACH_ACCURACY)} (mean of ${REACH_WINDOW} steps): ${reached.map((c) => `${label(c)} at step ${run.reached[c]}`).join(', ')}`
-      + `${notYet.length ? `; not yet: ${notYet.map(label).join(', ')}` : ''}.`);
+    out.push(
+      `Reached ${pct(REACH_ACCURACY)} (mean of ${REACH_WINDOW} steps): ${reached.map((c) => `${label(c)} at step ${run.reached[c]}`).join(', ')}` +
+        `${notYet.length ? `; not yet: ${notYet.map(label).join(', ')}` : ''}.`,
+    );
   } else {
     out.push(`No copy has reached ${pct(REACH_ACCURACY)} accuracy yet.`);
   }
-  out.push(`Saturated attention rows at this step: ${copies.map((c) => `${label(c)} ${pct(run.copies[c].saturatedFraction[n - 1])}`).join(', ')}; `
-    + `mean entropy ${copies.map((c) => `${label(c)} ${fmt(run.copies[c].entropy[n - 1], 3)}`).join(', ')} nats (ceiling ln T = ${fmt(Math.log(cfg.seqLen), 3)}).`);
+  out.push(
+    `Saturated attention rows at this step: ${copies.map((c) => `${label(c)} ${pct(run.copies[c].saturatedFraction[n - 1])}`).join(', ')}; ` +
+      `mean entropy ${copies.map((c) => `${label(c)} ${fmt(run.copies[c].entropy[n - 1], 3)}`).join(', ')} nats (ceiling ln T = ${fmt(Math.log(cfg.seqLen), 3)}).`,
+  );
   const gq = Object.fromEntries(copies.map((c) => [c, mean(run.copies[c].gradNormWq, from)]));
   let grad = `‖∇W_q‖ over the last ${Math.min(n, REACH_WINDOW)} steps: ${copies.map((c) => `${label(c)} ${fmt(gq[c], 3)}`).join(', ')}`;
   if (Number.isFinite(gq.none) && Number.isFinite(gq.sqrt) && gq.sqrt > 0) {
     const r = gq.none / gq.sqrt;
-    grad += r >= 1 ? `: the unscaled copy's is ${fmt(r, 2)}× the 1/√d_k copy's` : `: the 1/√d_k copy's is ${fmt(1 / r, 2)}× the unscaled copy's`;
+    grad +=
+      r >= 1
+        ? `: the unscaled copy's is ${fmt(r, 2)}× the 1/√d_k copy's`
+        : `: the 1/√d_k copy's is ${fmt(1 / r, 2)}× the unscaled copy's`;
   }
   out.push(`${grad}.`);
   const broken = copies.filter((c) => run.copies[c].loss.some((v) => !Number.isFinite(v)));
   if (broken.length) {
-    out.push(`The loss of ${broken.map(label).join(', ')} became NaN or infinite (the run diverged); the chart leaves those steps out.`);
+    out.push(
+      `The loss of ${broken.map(label).join(', ')} became NaN or infinite (the run diverged); the chart leaves those steps out.`,
+    );
   }
   return out.join(' ');
 }

@@ -2,30 +2,24 @@
 // buttons plus a custom multiplier (scale), a number box with a slider or a Resample button
 // (int / number). Each widget is { f, el, set(config) }: set() shows a config's value, range
 // and whether the field applies. Labels, hints, ranges and allowed values come from the schema;
-// the UI table says only which widget a field gets.
+// the UI table of controls.js says only which widget a field gets.
 import { h } from './dom.js';
 import { bounds } from '../state/state.js';
 import { fmt } from './format.js';
 
-/** Widget choices per field (presentation only; never ranges — those come from the schema). */
-export const UI = {
-  dk: { slider: 'log2' },
-  seqLen: { slider: 'log2' },
-  blockSize: { slider: 'log2', enabledWhen: (c) => c.softmax === 'online' },
-  saturate: { enabledWhen: (c) => String(c.precision).startsWith('fp8') },
-  mean: { slider: { min: -3, max: 3, step: 0.05 } },
-  std: { slider: { min: 0.05, max: 4, step: 0.05 } },
-  correlation: { slider: { step: 0.05 } },
-  seed: { resample: true },
-  lengthScale: { slider: { min: 0, max: 2, step: 0.01 } },
-  softcap: { slider: { min: 0, max: 100, step: 1 } },
-};
-
 const VALUE_LABELS = {
-  none: 'none', sqrt: '1/√d_k', linear: '1/d_k',
-  fp32: 'fp32', bf16: 'bf16', fp16: 'fp16', fp8e4m3: 'fp8 E4M3', fp8e5m2: 'fp8 E5M2',
-  naive: 'two-pass (naive)', online: 'online (streaming)',
-  rms: 'RMS norm', layer: 'layer norm',
+  none: 'none',
+  sqrt: '1/√d_k',
+  linear: '1/d_k',
+  fp32: 'fp32',
+  bf16: 'bf16',
+  fp16: 'fp16',
+  fp8e4m3: 'fp8 E4M3',
+  fp8e5m2: 'fp8 E5M2',
+  naive: 'two-pass (naive)',
+  online: 'online (streaming)',
+  rms: 'RMS norm',
+  layer: 'layer norm',
 };
 
 /** Slider stops of a log2 slider: the bounds plus every power of two between them. */
@@ -39,14 +33,19 @@ export function log2Stops(min, max) {
 }
 /** Focus check that also works inside a Shadow DOM (document.activeElement is the host there). */
 const focused = (el) => el.getRootNode().activeElement === el;
-const nearestStop = (stops, v) => stops.reduce((best, s, i) => (Math.abs(Math.log(s) - Math.log(v)) < Math.abs(Math.log(stops[best]) - Math.log(v)) ? i : best), 0);
+const nearestStop = (stops, v) =>
+  stops.reduce(
+    (best, s, i) =>
+      Math.abs(Math.log(s) - Math.log(v)) < Math.abs(Math.log(stops[best]) - Math.log(v)) ? i : best,
+    0,
+  );
 
 function hintOf(f, id) {
   return f.hint ? h('p', { class: 'hint', id, text: f.hint }) : null;
 }
 
 function labelText(f) {
-  return f.unit ? `${f.label ?? f.name} (${f.unit})` : f.label ?? f.name;
+  return f.unit ? `${f.label ?? f.name} (${f.unit})` : (f.label ?? f.name);
 }
 
 const enabledIn = (ui, c) => (ui.enabledWhen ? ui.enabledWhen(c) : true);
@@ -54,24 +53,57 @@ const enabledIn = (ui, c) => (ui.enabledWhen ? ui.enabledWhen(c) : true);
 function boolWidget(f, { id, hintId, described, ui, wrap }, { onChange }) {
   const input = h('input', { type: 'checkbox', id, name: f.name, 'aria-describedby': described });
   input.addEventListener('change', () => onChange({ [f.name]: input.checked }));
-  wrap.append(h('div', { class: 'check' }, input, h('label', { for: id, text: labelText(f) })), hintOf(f, hintId));
-  return { f, el: wrap, set(c) { input.checked = !!c[f.name]; input.disabled = !enabledIn(ui, c); } };
+  wrap.append(
+    h('div', { class: 'check' }, input, h('label', { for: id, text: labelText(f) })),
+    hintOf(f, hintId),
+  );
+  return {
+    f,
+    el: wrap,
+    set(c) {
+      input.checked = !!c[f.name];
+      input.disabled = !enabledIn(ui, c);
+    },
+  };
 }
 
 function enumWidget(f, { id, hintId, described, ui, wrap }, { onChange }) {
-  const sel = h('select', { id, name: f.name, 'aria-describedby': described },
-    (f.values ?? []).map((v) => h('option', { value: v, text: VALUE_LABELS[v] ?? v })));
+  const sel = h(
+    'select',
+    { id, name: f.name, 'aria-describedby': described },
+    (f.values ?? []).map((v) => h('option', { value: v, text: VALUE_LABELS[v] ?? v })),
+  );
   sel.addEventListener('change', () => onChange({ [f.name]: sel.value }));
   wrap.append(h('label', { for: id, text: labelText(f) }), sel, hintOf(f, hintId));
-  return { f, el: wrap, set(c) { sel.value = c[f.name]; sel.disabled = !enabledIn(ui, c); } };
+  return {
+    f,
+    el: wrap,
+    set(c) {
+      sel.value = c[f.name];
+      sel.disabled = !enabledIn(ui, c);
+    },
+  };
 }
 
 /** The scaling: one radio per named scale, and 'custom ×' with its multiplier. */
 function scaleWidget(f, { id, hintId, described, wrap }, { idPrefix, onChange, current }) {
   const legendId = `${id}-legend`;
   const radios = [];
-  const group = h('div', { class: 'radios', role: 'radiogroup', 'aria-labelledby': legendId, 'aria-describedby': described });
-  const custom = h('input', { type: 'number', id: `${id}-custom`, min: 0, step: 'any', value: '0.1', inputmode: 'decimal', 'aria-label': 'Custom multiplier' });
+  const group = h('div', {
+    class: 'radios',
+    role: 'radiogroup',
+    'aria-labelledby': legendId,
+    'aria-describedby': described,
+  });
+  const custom = h('input', {
+    type: 'number',
+    id: `${id}-custom`,
+    min: 0,
+    step: 'any',
+    value: '0.1',
+    inputmode: 'decimal',
+    'aria-label': 'Custom multiplier',
+  });
   const opts = [...(f.values ?? []), 'custom'];
   for (const v of opts) {
     const rid = `${id}-${v}`;
@@ -81,7 +113,14 @@ function scaleWidget(f, { id, hintId, described, wrap }, { idPrefix, onChange, c
       onChange({ [f.name]: v === 'custom' ? Number(custom.value) : v });
     });
     radios.push(r);
-    group.append(h('span', { class: 'radio' }, r, h('label', { for: rid, text: v === 'custom' ? 'custom ×' : VALUE_LABELS[v] ?? v })));
+    group.append(
+      h(
+        'span',
+        { class: 'radio' },
+        r,
+        h('label', { for: rid, text: v === 'custom' ? 'custom ×' : (VALUE_LABELS[v] ?? v) }),
+      ),
+    );
   }
   group.append(custom);
   custom.addEventListener('change', () => {
@@ -91,7 +130,8 @@ function scaleWidget(f, { id, hintId, described, wrap }, { idPrefix, onChange, c
   });
   wrap.append(h('span', { class: 'label', id: legendId, text: labelText(f) }), group, hintOf(f, hintId));
   return {
-    f, el: wrap,
+    f,
+    el: wrap,
     set(c) {
       const v = c[f.name];
       const isNum = typeof v === 'number';
@@ -123,7 +163,14 @@ function placeSlider(slider, sliderKind, v, min, max) {
 
 /** int / number: a number box, with a slider or a Resample button (the seed). */
 function numberWidget(f, { id, hintId, described, ui, wrap }, { limits, onChange, current }) {
-  const num = h('input', { type: 'number', id, name: f.name, step: f.type === 'int' ? 1 : 'any', inputmode: f.type === 'int' ? 'numeric' : 'decimal', 'aria-describedby': described });
+  const num = h('input', {
+    type: 'number',
+    id,
+    name: f.name,
+    step: f.type === 'int' ? 1 : 'any',
+    inputmode: f.type === 'int' ? 'numeric' : 'decimal',
+    'aria-describedby': described,
+  });
   num.addEventListener('change', () => {
     if (num.value.trim() !== '') onChange({ [f.name]: Number(num.value) });
     num.value = String(current()[f.name]); // show the value actually used (clamped, or unchanged if empty)
@@ -133,7 +180,12 @@ function numberWidget(f, { id, hintId, described, ui, wrap }, { limits, onChange
   let stops = null;
   const sliderKind = ui.slider;
   if (sliderKind) {
-    slider = h('input', { type: 'range', id: `${id}-range`, 'aria-labelledby': `${id}-label`, 'aria-describedby': described });
+    slider = h('input', {
+      type: 'range',
+      id: `${id}-range`,
+      'aria-labelledby': `${id}-label`,
+      'aria-describedby': described,
+    });
     slider.addEventListener('input', () => {
       const v = stops ? stops[Number(slider.value)] : Number(slider.value);
       onChange({ [f.name]: v });
@@ -141,7 +193,9 @@ function numberWidget(f, { id, hintId, described, ui, wrap }, { limits, onChange
   }
   if (ui.resample) {
     const btn = h('button', {
-      type: 'button', class: 'btn small', text: 'Resample',
+      type: 'button',
+      class: 'btn small',
+      text: 'Resample',
       'aria-label': 'Resample: draw a new random seed',
       onclick: () => {
         const a = new Uint32Array(1);
@@ -155,12 +209,15 @@ function numberWidget(f, { id, hintId, described, ui, wrap }, { limits, onChange
     wrap.append(label, h('div', { class: 'row' }, slider, num), hintOf(f, hintId));
   }
   return {
-    f, el: wrap,
+    f,
+    el: wrap,
     set(c) {
       const v = c[f.name];
       const { min, max } = bounds(f, c, limits);
-      if (Number.isFinite(min)) num.min = String(min); else num.removeAttribute('min');
-      if (Number.isFinite(max)) num.max = String(max); else num.removeAttribute('max');
+      if (Number.isFinite(min)) num.min = String(min);
+      else num.removeAttribute('min');
+      if (Number.isFinite(max)) num.max = String(max);
+      else num.removeAttribute('max');
       if (!focused(num)) num.value = String(v);
       const enabled = enabledIn(ui, c);
       num.disabled = !enabled;
@@ -175,13 +232,13 @@ function numberWidget(f, { id, hintId, described, ui, wrap }, { limits, onChange
 const WIDGETS = { bool: boolWidget, enum: enumWidget, scale: scaleWidget };
 
 /**
- * makeWidget(f, { idPrefix, limits, onChange(partial), current() → config }) → { f, el, set(c) }.
+ * makeWidget(f, { idPrefix, limits, onChange(partial), current() → config, ui }) → { f, el, set(c) }.
  * `current()` is the config the controls show now.
  */
 export function makeWidget(f, env) {
   const id = `${env.idPrefix}${f.name}`;
   const hintId = `${id}-hint`;
-  const ui = UI[f.name] ?? {};
+  const ui = env.ui ?? {};
   const wrap = h('div', { class: `control control-${f.type}`, 'data-field': f.name });
   const described = f.hint ? hintId : undefined;
   const widget = Object.hasOwn(WIDGETS, f.type) ? WIDGETS[f.type] : numberWidget;

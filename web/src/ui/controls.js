@@ -1,31 +1,59 @@
 // Controls generated from the engine's schema. Labels, hints, ranges, defaults and allowed values
-// all come from engine.schema; this file only decides the grouping (GROUPS below), and
-// control-widgets.js the widget of each field. A schema field the groups do not name still gets
-// a control, in "More".
+// all come from engine.schema; this file only decides the widget kind and grouping (UI table
+// below; control-widgets.js builds the widgets). A schema field this table does not know still
+// gets a control, in "More".
 import { h } from './dom.js';
 import { bounds, PAGE_LIMITS } from '../state/state.js';
-import { makeWidget, UI } from './control-widgets.js';
+import { makeWidget } from './control-widgets.js';
+
+/** Widget choices per field (presentation only; never ranges — those come from the schema). */
+const UI = {
+  dk: { slider: 'log2' },
+  seqLen: { slider: 'log2' },
+  blockSize: { slider: 'log2', enabledWhen: (c) => c.softmax === 'online' },
+  saturate: { enabledWhen: (c) => String(c.precision).startsWith('fp8') },
+  mean: { slider: { min: -3, max: 3, step: 0.05 } },
+  std: { slider: { min: 0.05, max: 4, step: 0.05 } },
+  correlation: { slider: { step: 0.05 } },
+  seed: { resample: true },
+  lengthScale: { slider: { min: 0, max: 2, step: 0.01 } },
+  softcap: { slider: { min: 0, max: 100, step: 1 } },
+};
 
 export const GROUPS = [
   { id: 'size', title: 'Size', fields: ['dk', 'seqLen', 'causal'] },
   { id: 'scaling', title: 'Scaling', fields: ['scale'] },
-  { id: 'numerics', title: 'Precision and softmax', fields: ['precision', 'saturate', 'subtractMax', 'softmax', 'blockSize'] },
+  {
+    id: 'numerics',
+    title: 'Precision and softmax',
+    fields: ['precision', 'saturate', 'subtractMax', 'softmax', 'blockSize'],
+  },
   { id: 'beyond', title: 'Beyond √d_k', fields: ['qkNorm', 'lengthScale', 'softcap'] },
-  { id: 'assumption', title: 'The assumption', fields: ['mean', 'std', 'correlation'], reset: ['mean', 'std', 'correlation'] },
+  {
+    id: 'assumption',
+    title: 'The assumption',
+    fields: ['mean', 'std', 'correlation'],
+    reset: ['mean', 'std', 'correlation'],
+  },
   { id: 'sampling', title: 'Sampling', fields: ['seed'] },
 ];
 
 /** The groups shown: GROUPS, then "More" for the schema's other fields. */
 function groupsOf(schema) {
   const known = new Set(GROUPS.flatMap((g) => g.fields));
-  return [...GROUPS, { id: 'more', title: 'More', fields: schema.map((f) => f.name).filter((n) => !known.has(n)) }];
+  return [
+    ...GROUPS,
+    { id: 'more', title: 'More', fields: schema.map((f) => f.name).filter((n) => !known.has(n)) },
+  ];
 }
 
 /** A group's button that puts its fields back to their defaults. */
 function resetButton(g, byName, onChange) {
   const fieldsToReset = g.reset.filter((n) => byName.has(n));
   return h('button', {
-    type: 'button', class: 'btn small', text: 'Reset to i.i.d. N(0, 1)',
+    type: 'button',
+    class: 'btn small',
+    text: 'Reset to i.i.d. N(0, 1)',
     onclick: () => onChange(Object.fromEntries(fieldsToReset.map((n) => [n, byName.get(n).default]))),
   });
 }
@@ -34,7 +62,10 @@ function resetButton(g, byName, onChange) {
  * mountControls(container, { schema, limits, idPrefix, fields?, onChange(partial) })
  * → { update(config), destroy() }. `fields` limits which controls appear (embeds).
  */
-export function mountControls(container, { schema, limits = PAGE_LIMITS, idPrefix = 'as-', fields, onChange }) {
+export function mountControls(
+  container,
+  { schema, limits = PAGE_LIMITS, idPrefix = 'as-', fields, onChange },
+) {
   const byName = new Map(schema.map((f) => [f.name, f]));
   const wanted = fields ? new Set(fields) : null;
   const widgets = [];
@@ -47,10 +78,17 @@ export function mountControls(container, { schema, limits = PAGE_LIMITS, idPrefi
     if (!names.length) continue;
     const fs = h('fieldset', { class: `control-group group-${g.id}` }, h('legend', { text: g.title }));
     for (const n of names) {
-      const w = makeWidget(byName.get(n), env);
+      const w = makeWidget(byName.get(n), { ...env, ui: UI[n] });
       // What the widget last showed; any input by the reader makes it unknown (rewrite next time).
       w.shown = null;
-      for (const type of ['input', 'change']) w.el.addEventListener(type, () => { w.shown = null; }, true);
+      for (const type of ['input', 'change'])
+        w.el.addEventListener(
+          type,
+          () => {
+            w.shown = null;
+          },
+          true,
+        );
       widgets.push(w);
       fs.append(w.el);
     }
@@ -68,12 +106,19 @@ export function mountControls(container, { schema, limits = PAGE_LIMITS, idPrefi
       for (const w of widgets) {
         const { f } = w;
         const active = w.el.getRootNode().activeElement;
-        const shown = JSON.stringify([c[f.name], bounds(f, c, limits), UI[f.name]?.enabledWhen?.(c) ?? true, !!active && w.el.contains(active)]);
+        const shown = JSON.stringify([
+          c[f.name],
+          bounds(f, c, limits),
+          UI[f.name]?.enabledWhen?.(c) ?? true,
+          !!active && w.el.contains(active),
+        ]);
         if (shown === w.shown) continue;
         w.shown = shown;
         w.set(c);
       }
     },
-    destroy() { root.remove(); },
+    destroy() {
+      root.remove();
+    },
   };
 }

@@ -10,7 +10,11 @@ export function fmt(x, digits = 4) {
   if (x === 0) return '0';
   const a = Math.abs(x);
   if (Number.isInteger(x) && a < 1e7) return String(x);
-  if (a >= 1e5 || a < 1e-3) return x.toExponential(digits - 1).replace(/\.?0+e/, 'e').replace('e+', 'e');
+  if (a >= 1e5 || a < 1e-3)
+    return x
+      .toExponential(digits - 1)
+      .replace(/\.?0+e/, 'e')
+      .replace('e+', 'e');
   return String(Number(x.toPrecision(digits)));
 }
 
@@ -26,5 +30,5 @@ export function axisNum(x) {
 export const SCALE_LABEL = Object.freeze({ none: 'none', sqrt: '1/√d_k', linear: '1/d_k' });
 
 export function scaleLabel(scale) {
-  return typeof scale === 'number' ? `× ${fmt(scale)}` : SCALE_LABEL[scale] ?? String(scale);
+  return typeof scale === 'number' ? `× ${fmt(scale)}` : (SCALE_LABEL[scale] ?? String(scale));
 }

@@ -11,8 +11,9 @@ let undo = []; // what show() changed outside the notice, to put back if the app
 
 function show(reason) {
   if (notice || !app || app.dataset.state === 'ready' || app.dataset.state === 'failed') return;
-  const text = `The page's code could not load in this browser (${reason}). The text still reads fine; `
-    + 'for the charts, try reloading, or open the page in a current Chrome, Edge, Firefox or Safari.';
+  const text =
+    `The page's code could not load in this browser (${reason}). The text still reads fine; ` +
+    'for the charts, try reloading, or open the page in a current Chrome, Edge, Firefox or Safari.';
   notice = document.createElement('div');
   notice.className = 'notice error';
   notice.setAttribute('role', 'alert');
@@ -28,18 +29,23 @@ function show(reason) {
   if (info) {
     const before = info.textContent;
     info.textContent = 'The charts could not load (see the message above them).';
-    undo.push(() => { info.textContent = before; });
+    undo.push(() => {
+      info.textContent = before;
+    });
   }
   // The page's presets and settings have nothing to drive (as page.js does when the engine fails).
   for (const box of document.querySelectorAll('.presets-box, .sidebar')) {
     const hidden = box.hidden;
     box.hidden = true;
-    undo.push(() => { box.hidden = hidden; });
+    undo.push(() => {
+      box.hidden = hidden;
+    });
   }
   app.dataset.state = 'failed';
 }
 
-const describe = (err) => (err && typeof err === 'object' && 'message' in err ? `${err.name ?? 'Error'}: ${err.message}` : String(err));
+const describe = (err) =>
+  err && typeof err === 'object' && 'message' in err ? `${err.name ?? 'Error'}: ${err.message}` : String(err);
 
 // Reported by browsers as an error event, but harmless: a ResizeObserver callback changed a size
 // and the rest waits for the next frame (the chapter's wide charts do this while they lay out).

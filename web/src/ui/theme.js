@@ -6,7 +6,11 @@ const KEY = 'attnscale-theme';
 /** Apply a remembered choice as early as possible (before the charts code loads). */
 export function applyStoredTheme(rootEl = document.documentElement) {
   let stored = null;
-  try { stored = localStorage.getItem(KEY); } catch { /* storage blocked */ }
+  try {
+    stored = localStorage.getItem(KEY);
+  } catch {
+    /* storage blocked */
+  }
   if (stored === 'light' || stored === 'dark') rootEl.dataset.theme = stored;
 }
 
@@ -25,7 +29,11 @@ export function initTheme(button, onChange = () => {}, rootEl = document.documen
   button?.addEventListener('click', () => {
     const next = effective() === 'dark' ? 'light' : 'dark';
     rootEl.dataset.theme = next;
-    try { localStorage.setItem(KEY, next); } catch { /* storage blocked */ }
+    try {
+      localStorage.setItem(KEY, next);
+    } catch {
+      /* storage blocked */
+    }
     sync();
     onChange(next);
   });

@@ -6,11 +6,14 @@ export function whenNear(el, fn, margin = '800px 0px') {
     fn();
     return () => {};
   }
-  const io = new IntersectionObserver((entries) => {
-    if (!entries.some((e) => e.isIntersecting)) return;
-    io.disconnect();
-    fn();
-  }, { rootMargin: margin });
+  const io = new IntersectionObserver(
+    (entries) => {
+      if (!entries.some((e) => e.isIntersecting)) return;
+      io.disconnect();
+      fn();
+    },
+    { rootMargin: margin },
+  );
   io.observe(el);
   return () => io.disconnect();
 }

@@ -37,9 +37,17 @@ export function runOnce(engine, { session, id, cfg, sentAt }, post) {
     // Epoch timestamps (ms) of the request's trip, for the budgets script.
     timing: { sentAt, startedAt, postedAt: epoch() },
   };
-  const transfer = [...new Set([
-    r.histogram.edges.buffer, r.histogram.counts.buffer, r.rawHistogram.edges.buffer, r.rawHistogram.counts.buffer,
-    r.rowEntropy.buffer, r.rowMaxWeight.buffer, r.rowJacobianNorm.buffer, heat.data.buffer,
-  ])];
+  const transfer = [
+    ...new Set([
+      r.histogram.edges.buffer,
+      r.histogram.counts.buffer,
+      r.rawHistogram.edges.buffer,
+      r.rawHistogram.counts.buffer,
+      r.rowEntropy.buffer,
+      r.rowMaxWeight.buffer,
+      r.rowJacobianNorm.buffer,
+      heat.data.buffer,
+    ]),
+  ];
   post({ type: 'run', session, id, cfg, result }, transfer);
 }

@@ -18,7 +18,11 @@ function openTask(engine, task, sliceMs) {
   return {
     advance() {
       const { done, value } = job.advance(sliceMs);
-      return done ? { done: true } : value ? { done: false, x: value.dk, points: value.points } : { done: false };
+      return done
+        ? { done: true }
+        : value
+          ? { done: false, x: value.dk, points: value.points }
+          : { done: false };
     },
     dispose: () => job.delete(),
   };
@@ -45,6 +49,9 @@ export function studyJob(engine, { session, id, tasks }, post, sliceMs) {
       }
       return true;
     },
-    dispose() { current?.dispose(); current = null; },
+    dispose() {
+      current?.dispose();
+      current = null;
+    },
   };
 }

@@ -9,7 +9,17 @@ export function sweepJob(engine, { session, id, cfg, dks, scales, part = 0, sent
   return {
     next() {
       const { done, value } = job.advance(sliceMs);
-      if (value) post({ type: 'sweepPoints', session, id, part, dk: value.dk, points: value.points, sentAt, startedAt });
+      if (value)
+        post({
+          type: 'sweepPoints',
+          session,
+          id,
+          part,
+          dk: value.dk,
+          points: value.points,
+          sentAt,
+          startedAt,
+        });
       if (done) post({ type: 'sweepDone', session, id, part });
       return !done;
     },

@@ -1,7 +1,9 @@
 // Chart 3 — softmax entropy vs d_k for the three scalings (left axis, nats) with the ceiling
 // ln T (mean ln of visible keys: entropyMax), and on the right axis (0..1) the mean largest weight
 // per row and the fraction of saturated rows.
-import { panelFrame, log2Axis, axis, SWEEP_SCALES, SCALE_NAMES } from '../../charts/common.js';
+import { panelFrame } from '../../charts/panel-frame.js';
+import { log2Axis, axis } from '../../charts/uplot-chart.js';
+import { SWEEP_SCALES, SCALE_NAMES } from '../../charts/sweep-store.js';
 import { createSweepCharts } from '../../charts/sweep-chart.js';
 import { fmt, scaleLabel } from '../../ui/format.js';
 import { PANEL_META } from '../meta.js';
@@ -9,11 +11,13 @@ import { PANEL_META } from '../meta.js';
 export const meta = PANEL_META.entropy;
 
 export function mount(el, ctx = {}) {
-  let cfg = null, result = null;
+  let cfg = null,
+    result = null;
   const frame = panelFrame(el, {
     name: 'entropy',
     title: 'Softmax entropy and saturation vs d_k',
-    description: 'How spread out each attention row is (entropy, left axis) and how concentrated (largest weight and saturated rows, right axis).',
+    description:
+      'How spread out each attention row is (entropy, left axis) and how concentrated (largest weight and saturated rows, right axis).',
     legend: [
       ...SWEEP_SCALES.map((s) => ({ color: `c-${s}`, label: SCALE_NAMES[s] })),
       { color: 'fg', label: 'entropy (left)' },
@@ -32,7 +36,8 @@ export function mount(el, ctx = {}) {
       png: () => [{ u: chart.u }],
       csv: () => {
         const rows = [['scale', 'dk', 'entropy', 'entropyMax', 'maxWeight', 'saturatedFraction']];
-        for (const [s, p] of store.points()) rows.push([s, p.dk, p.entropy, p.entropyMax, p.maxWeight, p.saturatedFraction]);
+        for (const [s, p] of store.points())
+          rows.push([s, p.dk, p.entropy, p.entropyMax, p.maxWeight, p.saturatedFraction]);
         return { rows };
       },
     },
@@ -63,10 +68,24 @@ export function mount(el, ctx = {}) {
       { name: 'saturated', value: (p) => p.saturatedFraction, width: 1.5, dash: [2, 3], scale: 'p' },
     ],
     // ln T does not depend on the scaling: take it from whichever scaling has the point.
-    extra: [{
-      series: { label: 'ln T', stroke: (u) => u.pal.theory, width: 1.25, dash: [6, 4], scale: 'y', points: { show: false } },
-      column: (st, dks) => dks.map((dk) => SWEEP_SCALES.map((s) => st.column(s, [dk], (p) => p.entropyMax)[0]).find((v) => v !== null) ?? null),
-    }],
+    extra: [
+      {
+        series: {
+          label: 'ln T',
+          stroke: (u) => u.pal.theory,
+          width: 1.25,
+          dash: [6, 4],
+          scale: 'y',
+          points: { show: false },
+        },
+        column: (st, dks) =>
+          dks.map(
+            (dk) =>
+              SWEEP_SCALES.map((s) => st.column(s, [dk], (p) => p.entropyMax)[0]).find((v) => v !== null) ??
+              null,
+          ),
+      },
+    ],
     marker: { field: 'entropy' },
   });
 
@@ -76,9 +95,16 @@ export function mount(el, ctx = {}) {
     const pct = (v) => (Number.isFinite(v) ? `${fmt(100 * v, 3)}%` : 'undefined');
     const dks = store.stale ? [] : store.dks();
     const last = dks[dks.length - 1];
-    const ends = last ? SWEEP_SCALES.map((s) => `${SCALE_NAMES[s]} ${pct(store.column(s, [last], (p) => p.saturatedFraction)[0] ?? NaN)}`).join(', ') : '';
-    frame.setSummary(`Softmax entropy ${fmt(result.entropy, 3)} of at most ${fmt(result.entropyMax, 3)} nats at d_k = ${cfg.dk} with scaling ${scaleLabel(cfg.scale)}; `
-      + `${pct(result.saturatedFraction)} of rows saturated.` + (ends ? ` Saturated rows at d_k = ${last}: ${ends}.` : ''));
+    const ends = last
+      ? SWEEP_SCALES.map(
+          (s) => `${SCALE_NAMES[s]} ${pct(store.column(s, [last], (p) => p.saturatedFraction)[0] ?? NaN)}`,
+        ).join(', ')
+      : '';
+    frame.setSummary(
+      `Softmax entropy ${fmt(result.entropy, 3)} of at most ${fmt(result.entropyMax, 3)} nats at d_k = ${cfg.dk} with scaling ${scaleLabel(cfg.scale)}; ` +
+        `${pct(result.saturatedFraction)} of rows saturated.` +
+        (ends ? ` Saturated rows at d_k = ${last}: ${ends}.` : ''),
+    );
   }
 
   return {
@@ -87,8 +113,8 @@ export function mount(el, ctx = {}) {
       cfg = c;
       frame.setStats(r);
       frame.caption.textContent = Number.isFinite(r.entropy)
-        ? `Current: d_k = ${c.dk}, scaling ${scaleLabel(c.scale)}: entropy ${fmt(r.entropy, 3)} of at most ${fmt(r.entropyMax, 3)} nats; `
-          + `the largest weight of a row averages ${fmt(r.maxWeight, 3)}; ${fmt(100 * r.saturatedFraction, 3)}% of rows are saturated.`
+        ? `Current: d_k = ${c.dk}, scaling ${scaleLabel(c.scale)}: entropy ${fmt(r.entropy, 3)} of at most ${fmt(r.entropyMax, 3)} nats; ` +
+          `the largest weight of a row averages ${fmt(r.maxWeight, 3)}; ${fmt(100 * r.saturatedFraction, 3)}% of rows are saturated.`
         : `Current: d_k = ${c.dk}, scaling ${scaleLabel(c.scale)}: the weights contain NaN or infinite values, so entropy and saturation are undefined (see the precision panel).`;
       sweep.setCurrent(r, c);
       summarize();

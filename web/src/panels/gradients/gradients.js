@@ -3,20 +3,25 @@
 //  (b) RMS gradient reaching Q and K vs d_k, three scalings;
 //  (c) every row of the current setting, sorted by its Jacobian norm, with the mean and median:
 //      the honest view — a mean can sit well above what most rows get.
-import { panelFrame, createChart, log2Axis, logYAxis, axis, SWEEP_SCALES, SCALE_NAMES, scaleColorKey, alpha } from '../../charts/common.js';
+import { panelFrame } from '../../charts/panel-frame.js';
+import { createChart, log2Axis, logYAxis, axis, scaleColorKey, alpha } from '../../charts/uplot-chart.js';
+import { SWEEP_SCALES, SCALE_NAMES } from '../../charts/sweep-store.js';
 import { createSweepCharts } from '../../charts/sweep-chart.js';
-import { uPlot } from '../../charts/common.js';
+import { uPlot } from '../../charts/uplot-chart.js';
 import { fmt, scaleLabel } from '../../ui/format.js';
 import { PANEL_META } from '../meta.js';
 
 export const meta = PANEL_META.gradients;
 
 export function mount(el, ctx = {}) {
-  let cfg = null, result = null, sorted = null;
+  let cfg = null,
+    result = null,
+    sorted = null;
   const frame = panelFrame(el, {
     name: 'gradients',
     title: 'Gradient health',
-    description: 'How much gradient gets through the softmax: the norm of its Jacobian per row, and the gradient that reaches Q and K.',
+    description:
+      'How much gradient gets through the softmax: the norm of its Jacobian per row, and the gradient that reaches Q and K.',
     legend: [
       ...SWEEP_SCALES.map((s) => ({ color: `c-${s}`, label: SCALE_NAMES[s] })),
       { color: 'fg', label: 'median row / ∂L/∂Q' },
@@ -31,14 +36,38 @@ export function mount(el, ctx = {}) {
       { stat: 'gradNormK', label: 'RMS ∂L/∂K' },
     ],
     exports: {
-      png: () => [{ u: jac.u, title: 'Softmax Jacobian norm per row vs d_k' }, { u: grad.u, title: 'RMS gradient to Q and K vs d_k' }, { u: rows.u, title: 'Rows of the current setting, sorted' }],
+      png: () => [
+        { u: jac.u, title: 'Softmax Jacobian norm per row vs d_k' },
+        { u: grad.u, title: 'RMS gradient to Q and K vs d_k' },
+        { u: rows.u, title: 'Rows of the current setting, sorted' },
+      ],
       csv: () => {
-        const out = [['scale', 'dk', 'jacobianNormMedian', 'jacobianNormMean', 'saturatedFraction', 'gradNormQ', 'gradNormK']];
-        for (const [s, p] of store.points()) out.push([s, p.dk, p.jacobianNormMedian, p.jacobianNormMean, p.saturatedFraction, p.gradNormQ, p.gradNormK]);
+        const out = [
+          [
+            'scale',
+            'dk',
+            'jacobianNormMedian',
+            'jacobianNormMean',
+            'saturatedFraction',
+            'gradNormQ',
+            'gradNormK',
+          ],
+        ];
+        for (const [s, p] of store.points())
+          out.push([
+            s,
+            p.dk,
+            p.jacobianNormMedian,
+            p.jacobianNormMean,
+            p.saturatedFraction,
+            p.gradNormQ,
+            p.gradNormK,
+          ]);
         if (result) {
           out.push([]);
           out.push(['row', 'rowJacobianNorm', 'rowEntropy', 'rowMaxWeight']);
-          for (let i = 0; i < result.rowJacobianNorm.length; i++) out.push([i, result.rowJacobianNorm[i], result.rowEntropy[i], result.rowMaxWeight[i]]);
+          for (let i = 0; i < result.rowJacobianNorm.length; i++)
+            out.push([i, result.rowJacobianNorm[i], result.rowEntropy[i], result.rowMaxWeight[i]]);
         }
         return { rows: out };
       },
@@ -58,14 +87,22 @@ export function mount(el, ctx = {}) {
     { name: b.name, value: b.value, positive: true, width: 1.5, dash: [7, 4] },
   ];
 
-  const sub = (title) => { const d = document.createElement('h4'); d.className = 'subchart'; d.textContent = title; frame.body.append(d); };
+  const sub = (title) => {
+    const d = document.createElement('h4');
+    d.className = 'subchart';
+    d.textContent = title;
+    frame.body.append(d);
+  };
   sub('Softmax Jacobian norm per row vs d_k (median solid, mean dashed)');
   const jac = sweep.chart(frame.body, {
     label: 'Median and mean softmax Jacobian norm per row against d_k for three scalings',
     aspect: 0.45,
     scales: logLog(),
     axes: [log2Axis('d_k'), logYAxis('‖J‖ per row')],
-    layers: pair({ name: 'median', value: (p) => p.jacobianNormMedian }, { name: 'mean', value: (p) => p.jacobianNormMean }),
+    layers: pair(
+      { name: 'median', value: (p) => p.jacobianNormMedian },
+      { name: 'mean', value: (p) => p.jacobianNormMean },
+    ),
     marker: { field: 'jacobianNormMedian' },
   });
   sub('RMS gradient reaching Q (solid) and K (dashed) vs d_k');
@@ -83,15 +120,37 @@ export function mount(el, ctx = {}) {
     aspect: 0.4,
     makeOpts: () => ({
       scales: { x: { time: false }, y: { range: (u, lo, hi) => [0, Math.max(hi, 1e-6) * 1.08] } },
-      axes: [axis({ label: 'rows, sorted (fraction)', values: (u, s) => s.map((v) => (v == null ? '' : fmt(v, 2))) }), axis({ label: '‖J‖ of the row', size: 56, values: (u, s) => s.map((v) => (v == null ? '' : fmt(v, 2))) })],
+      axes: [
+        axis({
+          label: 'rows, sorted (fraction)',
+          values: (u, s) => s.map((v) => (v == null ? '' : fmt(v, 2))),
+        }),
+        axis({
+          label: '‖J‖ of the row',
+          size: 56,
+          values: (u, s) => s.map((v) => (v == null ? '' : fmt(v, 2))),
+        }),
+      ],
       series: [
         {},
-        { label: 'row', stroke: (u) => u.pal[cfg ? scaleColorKey(cfg.scale) : 'sqrt'], fill: (u) => alpha(u.pal[cfg ? scaleColorKey(cfg.scale) : 'sqrt'], 0.2), width: 2, paths: uPlot.paths.stepped({ align: 1 }), points: { show: false } },
+        {
+          label: 'row',
+          stroke: (u) => u.pal[cfg ? scaleColorKey(cfg.scale) : 'sqrt'],
+          fill: (u) => alpha(u.pal[cfg ? scaleColorKey(cfg.scale) : 'sqrt'], 0.2),
+          width: 2,
+          paths: uPlot.paths.stepped({ align: 1 }),
+          points: { show: false },
+        },
         { label: 'mean', stroke: (u) => u.pal.fg, width: 1.5, dash: [7, 4], points: { show: false } },
         { label: 'median', stroke: (u) => u.pal.fg, width: 1.5, points: { show: false } },
       ],
     }),
-    data: [[0, 1], [null, null], [null, null], [null, null]],
+    data: [
+      [0, 1],
+      [null, null],
+      [null, null],
+      [null, null],
+    ],
     onDraw: (u) => {
       if (!result) return;
       const { ctx: c, bbox } = u;
@@ -101,7 +160,11 @@ export function mount(el, ctx = {}) {
         c.font = `${12 * devicePixelRatio}px system-ui, sans-serif`;
         c.textAlign = 'center';
         c.textBaseline = 'middle';
-        c.fillText('NaN or infinite weights: no Jacobian to show', bbox.left + bbox.width / 2, bbox.top + bbox.height / 2);
+        c.fillText(
+          'NaN or infinite weights: no Jacobian to show',
+          bbox.left + bbox.width / 2,
+          bbox.top + bbox.height / 2,
+        );
         c.restore();
         return;
       }
@@ -116,9 +179,21 @@ export function mount(el, ctx = {}) {
       c.textAlign = 'left';
       const above = yMean <= yMed;
       c.textBaseline = above ? 'bottom' : 'top';
-      c.fillText(`mean ${fmt(result.jacobianNormMean, 3)}`, x, above ? Math.max(bbox.top + 14 * devicePixelRatio, yMean - 3 * devicePixelRatio) : yMean + 3 * devicePixelRatio);
+      c.fillText(
+        `mean ${fmt(result.jacobianNormMean, 3)}`,
+        x,
+        above
+          ? Math.max(bbox.top + 14 * devicePixelRatio, yMean - 3 * devicePixelRatio)
+          : yMean + 3 * devicePixelRatio,
+      );
       c.textBaseline = above ? 'top' : 'bottom';
-      c.fillText(`median ${fmt(result.jacobianNormMedian, 3)}`, x, above ? Math.min(bbox.top + bbox.height - 14 * devicePixelRatio, yMed + 3 * devicePixelRatio) : yMed - 3 * devicePixelRatio);
+      c.fillText(
+        `median ${fmt(result.jacobianNormMedian, 3)}`,
+        x,
+        above
+          ? Math.min(bbox.top + bbox.height - 14 * devicePixelRatio, yMed + 3 * devicePixelRatio)
+          : yMed - 3 * devicePixelRatio,
+      );
       c.restore();
     },
   });
@@ -135,22 +210,34 @@ export function mount(el, ctx = {}) {
       rows.setData([xs, ys, xs.map(() => r.jacobianNormMean), xs.map(() => r.jacobianNormMedian)]);
       const below = sorted.filter((v) => v < r.jacobianNormMean).length;
       if (!Number.isFinite(r.jacobianNormMean)) {
-        frame.caption.textContent = 'Current setting: the weights contain NaN or infinite values, so the Jacobian norms are undefined (non-finite rows are drawn as 0; see the precision panel).';
-        frame.setSummary(`Gradient health at d_k = ${c.dk}: the weights contain NaN or infinite values, so the Jacobian norms are undefined.`);
+        frame.caption.textContent =
+          'Current setting: the weights contain NaN or infinite values, so the Jacobian norms are undefined (non-finite rows are drawn as 0; see the precision panel).';
+        frame.setSummary(
+          `Gradient health at d_k = ${c.dk}: the weights contain NaN or infinite values, so the Jacobian norms are undefined.`,
+        );
         sweep.setCurrent(r, c);
         return;
       }
-      frame.setSummary(`Gradient health at d_k = ${c.dk}, scaling ${scaleLabel(c.scale)}: softmax Jacobian norm ${fmt(r.jacobianNormMedian, 3)} for the median row, `
-        + `${fmt(r.jacobianNormMean, 3)} on average; ${fmt(100 * r.saturatedFraction, 3)}% of rows saturated; RMS gradient to Q ${fmt(r.gradNormQ, 3)}, to K ${fmt(r.gradNormK, 3)}.`);
-      frame.caption.textContent = `Current setting: ${below} of ${T} rows (${fmt((100 * below) / T, 3)}%) have a Jacobian norm below the mean ${fmt(r.jacobianNormMean, 3)}; `
-        + `the median row has ${fmt(r.jacobianNormMedian, 3)}. ${fmt(100 * r.saturatedFraction, 3)}% of rows are saturated.`;
+      frame.setSummary(
+        `Gradient health at d_k = ${c.dk}, scaling ${scaleLabel(c.scale)}: softmax Jacobian norm ${fmt(r.jacobianNormMedian, 3)} for the median row, ` +
+          `${fmt(r.jacobianNormMean, 3)} on average; ${fmt(100 * r.saturatedFraction, 3)}% of rows saturated; RMS gradient to Q ${fmt(r.gradNormQ, 3)}, to K ${fmt(r.gradNormK, 3)}.`,
+      );
+      frame.caption.textContent =
+        `Current setting: ${below} of ${T} rows (${fmt((100 * below) / T, 3)}%) have a Jacobian norm below the mean ${fmt(r.jacobianNormMean, 3)}; ` +
+        `the median row has ${fmt(r.jacobianNormMedian, 3)}. ${fmt(100 * r.saturatedFraction, 3)}% of rows are saturated.`;
       sweep.setCurrent(r, c);
     },
     sweepReset: sweep.sweepReset,
     sweepPoints: sweep.sweepPoints,
     sweepDone: sweep.sweepDone,
     sweepFailed: sweep.failed,
-    redraw: () => { sweep.redraw(); rows.redraw(); },
-    destroy: () => { sweep.destroy(); rows.destroy(); },
+    redraw: () => {
+      sweep.redraw();
+      rows.redraw();
+    },
+    destroy: () => {
+      sweep.destroy();
+      rows.destroy();
+    },
   };
 }

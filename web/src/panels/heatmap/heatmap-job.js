@@ -8,7 +8,8 @@ export function downsampleAttention(attention, T, maxSide = 256) {
   const b = Math.max(1, Math.ceil(T / maxSide));
   const n = Math.ceil(T / b);
   // One cell per weight: the matrix itself (no copy; the Worker transfers it to the page).
-  if (b === 1) return { side: n, block: 1, data: attention.length === T * T ? attention : attention.slice(0, T * T) };
+  if (b === 1)
+    return { side: n, block: 1, data: attention.length === T * T ? attention : attention.slice(0, T * T) };
   const out = new Float32Array(n * n);
   out.fill(-Infinity);
   for (let i = 0; i < T; i++) {

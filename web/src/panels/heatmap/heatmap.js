@@ -2,7 +2,8 @@
 // on a log scale. The image is painted into the plot area of a uPlot (its axes give the indices);
 // a second small uPlot carries the colour scale. Non-finite weights (NaN/±inf) have their own
 // colour; masked (exactly zero) weights another. Large T is max-pooled in the Worker.
-import { panelFrame, createChart, axis, drawImageInPlot } from '../../charts/common.js';
+import { panelFrame } from '../../charts/panel-frame.js';
+import { createChart, axis, drawImageInPlot } from '../../charts/uplot-chart.js';
 import { fmt, axisNum, scaleLabel } from '../../ui/format.js';
 import { PANEL_META } from '../meta.js';
 import { FLOOR, rampRgb, rampInto, tOf, cssRgb } from '../../charts/weight-colors.js';
@@ -10,7 +11,8 @@ import { FLOOR, rampRgb, rampInto, tOf, cssRgb } from '../../charts/weight-color
 export const meta = PANEL_META.heatmap;
 
 export function mount(el, ctx = {}) {
-  let result = null, cfg = null;
+  let result = null,
+    cfg = null;
   let image = null; // canvas side×side
   let imgData = null;
   const frame = panelFrame(el, {
@@ -32,7 +34,9 @@ export function mount(el, ctx = {}) {
         const rows = [];
         if (result) {
           const { side, block, data } = result.heatmap;
-          rows.push([`# ${side}x${side} cells; each cell = largest weight of a ${block}x${block} block of the ${cfg.seqLen}x${cfg.seqLen} matrix; rows = queries`]);
+          rows.push([
+            `# ${side}x${side} cells; each cell = largest weight of a ${block}x${block} block of the ${cfg.seqLen}x${cfg.seqLen} matrix; rows = queries`,
+          ]);
           for (let i = 0; i < side; i++) rows.push(Array.from(data.subarray(i * side, (i + 1) * side)));
         }
         return { rows };
@@ -48,11 +52,20 @@ export function mount(el, ctx = {}) {
     maxH: 560,
     maxW: 560,
     makeOpts: () => ({
-      scales: { x: { time: false, range: () => [0, cfg?.seqLen ?? 1] }, y: { range: () => [0, cfg?.seqLen ?? 1], dir: -1 } },
-      axes: [axis({ label: 'key index', side: 2, size: 40 }), axis({ label: 'query index', side: 3, size: 50, scale: 'y' })],
+      scales: {
+        x: { time: false, range: () => [0, cfg?.seqLen ?? 1] },
+        y: { range: () => [0, cfg?.seqLen ?? 1], dir: -1 },
+      },
+      axes: [
+        axis({ label: 'key index', side: 2, size: 40 }),
+        axis({ label: 'query index', side: 3, size: 50, scale: 'y' }),
+      ],
       series: [{}, { label: 'frame', stroke: 'transparent', points: { show: false } }],
     }),
-    data: [[0, 1], [0, 1]],
+    data: [
+      [0, 1],
+      [0, 1],
+    ],
     onDraw: (u) => {
       if (!image) return;
       drawImageInPlot(u, image);
@@ -73,10 +86,20 @@ export function mount(el, ctx = {}) {
     makeOpts: () => ({
       padding: [4, 16, 0, 28],
       scales: { x: { time: false, distr: 3, log: 10, range: [FLOOR, 1] }, y: { range: [0, 1] } },
-      axes: [axis({ size: 26, grid: { show: false }, values: (u, sp) => sp.map((v) => (v == null ? '' : v <= FLOOR ? '≤ 1e-4' : axisNum(v))) }), { show: false }],
+      axes: [
+        axis({
+          size: 26,
+          grid: { show: false },
+          values: (u, sp) => sp.map((v) => (v == null ? '' : v <= FLOOR ? '≤ 1e-4' : axisNum(v))),
+        }),
+        { show: false },
+      ],
       series: [{}, { stroke: 'transparent', points: { show: false } }],
     }),
-    data: [[FLOOR, 1], [0, 1]],
+    data: [
+      [FLOOR, 1],
+      [0, 1],
+    ],
     onDraw: (u) => {
       const { ctx: c, bbox } = u;
       const w = Math.max(1, Math.round(bbox.width));
@@ -116,11 +139,14 @@ export function mount(el, ctx = {}) {
     const causal = !!cfg?.causal;
     for (let i = 0; i < data.length; i++) {
       const v = data[i];
-      const row = (i / side) | 0, col = i - row * side;
+      const row = (i / side) | 0,
+        col = i - row * side;
       const o = 4 * i;
       if ((causal && col > row) || !Number.isFinite(v)) {
         const rgb = causal && col > row ? masked : nonFin;
-        px[o] = rgb[0]; px[o + 1] = rgb[1]; px[o + 2] = rgb[2];
+        px[o] = rgb[0];
+        px[o + 1] = rgb[1];
+        px[o + 2] = rgb[2];
       } else rampInto(px, o, tOf(v));
       px[o + 3] = 255;
     }
@@ -134,19 +160,34 @@ export function mount(el, ctx = {}) {
       paint();
       frame.setStats(r);
       const { side, block } = r.heatmap;
-      frame.caption.textContent = block > 1
-        ? `T = ${c.seqLen} is shown as ${side}×${side} cells; each cell shows the largest weight of its ${block}×${block} block (a cell is non-finite if any weight in it is).`
-        : `All ${c.seqLen}×${c.seqLen} weights, one cell each.`;
+      frame.caption.textContent =
+        block > 1
+          ? `T = ${c.seqLen} is shown as ${side}×${side} cells; each cell shows the largest weight of its ${block}×${block} block (a cell is non-finite if any weight in it is).`
+          : `All ${c.seqLen}×${c.seqLen} weights, one cell each.`;
       // Same T: same axes, only the image changed.
       if (chart.u.data[0][1] === c.seqLen) chart.redrawLayer();
-      else chart.setData([[0, c.seqLen], [0, c.seqLen]]);
+      else
+        chart.setData([
+          [0, c.seqLen],
+          [0, c.seqLen],
+        ]);
       const bad = r.nonFinite?.weights ?? 0;
-      frame.setSummary(`Attention weights, ${c.seqLen} × ${c.seqLen}, at d_k = ${c.dk} with scaling ${scaleLabel(c.scale)}${c.causal ? ', causal mask' : ''}: `
-        + `a row's largest weight averages ${fmt(r.maxWeight, 3)}; ${fmt(100 * r.saturatedFraction, 3)}% of rows put more than 0.99 on one key`
-        + (bad ? `; ${fmt(bad)} weights are NaN or infinite.` : '.'));
+      frame.setSummary(
+        `Attention weights, ${c.seqLen} × ${c.seqLen}, at d_k = ${c.dk} with scaling ${scaleLabel(c.scale)}${c.causal ? ', causal mask' : ''}: ` +
+          `a row's largest weight averages ${fmt(r.maxWeight, 3)}; ${fmt(100 * r.saturatedFraction, 3)}% of rows put more than 0.99 on one key` +
+          (bad ? `; ${fmt(bad)} weights are NaN or infinite.` : '.'),
+      );
     },
     // The full redraw reads the new theme's colours first; the image is then painted with them.
-    redraw: () => { chart.redraw(); paint(); chart.redrawLayer(); bar.redraw(); },
-    destroy: () => { chart.destroy(); bar.destroy(); },
+    redraw: () => {
+      chart.redraw();
+      paint();
+      chart.redrawLayer();
+      bar.redraw();
+    },
+    destroy: () => {
+      chart.destroy();
+      bar.destroy();
+    },
   };
 }

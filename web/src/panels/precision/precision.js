@@ -2,15 +2,19 @@
 // (logits → exp → weights → output), for the current setting and for three reference softmax
 // variants run on the same inputs (two-pass without max subtraction, two-pass with it, online),
 // plus the first stage that broke and how far the online softmax is from the two-pass one.
-import { panelFrame, createChart, axis } from '../../charts/common.js';
-import { uPlot } from '../../charts/common.js';
+import { panelFrame } from '../../charts/panel-frame.js';
+import { createChart, axis } from '../../charts/uplot-chart.js';
+import { uPlot } from '../../charts/uplot-chart.js';
 import { h } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
 import { PANEL_META, PRECISION_VARIANTS } from '../meta.js';
 
 export const STAGES = ['logits', 'exp', 'weights', 'output'];
 export const VARIANTS = PRECISION_VARIANTS;
-const SERIES = [{ key: 'current', label: 'current setting', color: 'current' }, ...VARIANTS.map((v, i) => ({ key: v.id, label: v.label, color: `v${i}` }))];
+const SERIES = [
+  { key: 'current', label: 'current setting', color: 'current' },
+  ...VARIANTS.map((v, i) => ({ key: v.id, label: v.label, color: `v${i}` })),
+];
 const GROUP = SERIES.length + 1; // x slots per stage (one gap)
 
 // The engine reports NaN for the online-vs-two-pass difference when the online softmax is not run.
@@ -24,8 +28,13 @@ export function mount(el, ctx = {}) {
   const frame = panelFrame(el, {
     name: 'precision',
     title: 'Precision: where values stop being finite',
-    description: 'Count of NaN or infinite values at each stage, for the current setting and for three softmax variants on the same inputs.',
-    legend: SERIES.map((s) => ({ color: s.color === 'current' ? 'c-current' : `c-${s.color}`, label: s.label, kind: 'box' })),
+    description:
+      'Count of NaN or infinite values at each stage, for the current setting and for three softmax variants on the same inputs.',
+    legend: SERIES.map((s) => ({
+      color: s.color === 'current' ? 'c-current' : `c-${s.color}`,
+      label: s.label,
+      kind: 'box',
+    })),
     readouts: [
       { stat: 'nonFinite.logits', label: 'non-finite logits' },
       { stat: 'nonFinite.exp', label: 'non-finite exp' },
@@ -39,9 +48,25 @@ export function mount(el, ctx = {}) {
     exports: {
       png: () => [{ u: chart.u }],
       csv: () => {
-        const rows = [['variant', ...STAGES.map((s) => `nonFinite_${s}`), 'firstNonFiniteStage', 'onlineMaxAbsDiff', 'entropy']];
+        const rows = [
+          [
+            'variant',
+            ...STAGES.map((s) => `nonFinite_${s}`),
+            'firstNonFiniteStage',
+            'onlineMaxAbsDiff',
+            'entropy',
+          ],
+        ];
         const all = [[SERIES[0].label, result], ...VARIANTS.map((v, i) => [v.label, variantPoints[i]])];
-        for (const [label, p] of all) if (p) rows.push([label, ...STAGES.map((s) => p.nonFinite?.[s]), p.firstNonFiniteStage ?? 'none', p.onlineMaxAbsDiff, p.entropy]);
+        for (const [label, p] of all)
+          if (p)
+            rows.push([
+              label,
+              ...STAGES.map((s) => p.nonFinite?.[s]),
+              p.firstNonFiniteStage ?? 'none',
+              p.onlineMaxAbsDiff,
+              p.entropy,
+            ]);
         return { rows };
       },
     },
@@ -61,18 +86,27 @@ export function mount(el, ctx = {}) {
     });
   }
   const chart = createChart(frame.body, {
-    label: 'Bar chart of non-finite value counts per attention stage, for the current setting and three softmax variants',
+    label:
+      'Bar chart of non-finite value counts per attention stage, for the current setting and three softmax variants',
     aspect: 0.45,
     makeOpts: () => ({
-      scales: { x: { time: false, range: [-1, STAGES.length * GROUP - 1] }, y: { range: (u, lo, hi) => [0, Math.max(1, hi) * 1.1] } },
+      scales: {
+        x: { time: false, range: [-1, STAGES.length * GROUP - 1] },
+        y: { range: (u, lo, hi) => [0, Math.max(1, hi) * 1.1] },
+      },
       axes: [
         axis({
-          label: 'stage', size: 40,
+          label: 'stage',
+          size: 40,
           splits: () => STAGES.map((_, i) => i * GROUP + (SERIES.length - 1) / 2),
           values: () => STAGES,
           grid: { show: false },
         }),
-        axis({ label: 'non-finite values', size: 56, values: (u, s) => s.map((v) => (v == null ? '' : fmt(v, 3))) }),
+        axis({
+          label: 'non-finite values',
+          size: 56,
+          values: (u, s) => s.map((v) => (v == null ? '' : fmt(v, 3))),
+        }),
       ],
       series,
     }),
@@ -89,7 +123,10 @@ export function mount(el, ctx = {}) {
         let px = 13;
         c.font = `${px * devicePixelRatio}px system-ui, sans-serif`;
         const w = c.measureText(text).width;
-        if (w > bbox.width * 0.94) { px = Math.max(8, (px * bbox.width * 0.94) / w); c.font = `${px * devicePixelRatio}px system-ui, sans-serif`; }
+        if (w > bbox.width * 0.94) {
+          px = Math.max(8, (px * bbox.width * 0.94) / w);
+          c.font = `${px * devicePixelRatio}px system-ui, sans-serif`;
+        }
         c.textAlign = 'center';
         c.textBaseline = 'middle';
         c.fillText(text, bbox.left + bbox.width / 2, bbox.top + bbox.height / 2);
@@ -108,19 +145,42 @@ export function mount(el, ctx = {}) {
     SERIES.forEach((s, k) => {
       const col = xs.map(() => null);
       const p = sources[k];
-      if (p) STAGES.forEach((st, i) => { col[i * GROUP + k] = p.nonFinite?.[st] ?? 0; });
+      if (p)
+        STAGES.forEach((st, i) => {
+          col[i * GROUP + k] = p.nonFinite?.[st] ?? 0;
+        });
       data.push(col);
     });
     chart.setData(data);
     table.replaceChildren(
       h('caption', { text: 'Same Q, K, V and precision; only the softmax changes.' }),
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'softmax' }), h('th', { scope: 'col', text: 'first stage to break' }),
-        h('th', { scope: 'col', text: 'non-finite weights' }), h('th', { scope: 'col', text: 'online vs two-pass max |Δ|' }))),
-      h('tbody', {}, ...SERIES.map((s, k) => {
-        const p = sources[k];
-        return h('tr', {}, h('th', { scope: 'row', text: s.label }), h('td', { text: p ? p.firstNonFiniteStage ?? 'none' : '…' }),
-          h('td', { text: p ? fmt(p.nonFinite?.weights) : '…' }), h('td', { text: p ? diffText(p.onlineMaxAbsDiff) : '…' }));
-      })),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col', text: 'softmax' }),
+          h('th', { scope: 'col', text: 'first stage to break' }),
+          h('th', { scope: 'col', text: 'non-finite weights' }),
+          h('th', { scope: 'col', text: 'online vs two-pass max |Δ|' }),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        ...SERIES.map((s, k) => {
+          const p = sources[k];
+          return h(
+            'tr',
+            {},
+            h('th', { scope: 'row', text: s.label }),
+            h('td', { text: p ? (p.firstNonFiniteStage ?? 'none') : '…' }),
+            h('td', { text: p ? fmt(p.nonFinite?.weights) : '…' }),
+            h('td', { text: p ? diffText(p.onlineMaxAbsDiff) : '…' }),
+          );
+        }),
+      ),
     );
   }
 
@@ -129,15 +189,30 @@ export function mount(el, ctx = {}) {
       result = r;
       frame.setStats(r);
       const lf = r.largestFinite;
-      frame.caption.textContent = `${c.precision}: largest finite value ${fmt(lf, 4)}, so exp(x) overflows for x above ln(max) ≈ ${fmt(Math.log(lf), 4)}. `
-        + (r.firstNonFiniteStage ? `In the current setting the first non-finite values appear at the ${r.firstNonFiniteStage} stage.` : 'In the current setting every value stays finite.');
-      frame.setSummary(`${c.precision}, ${c.subtractMax ? 'max subtracted' : 'no max subtraction'}, ${c.softmax} softmax: non-finite values `
-        + `${STAGES.map((s) => `${s} ${fmt(r.nonFinite?.[s] ?? 0)}`).join(', ')}; ${r.firstNonFiniteStage ? `first broken stage: ${r.firstNonFiniteStage}.` : 'every value stays finite.'}`);
+      frame.caption.textContent =
+        `${c.precision}: largest finite value ${fmt(lf, 4)}, so exp(x) overflows for x above ln(max) ≈ ${fmt(Math.log(lf), 4)}. ` +
+        (r.firstNonFiniteStage
+          ? `In the current setting the first non-finite values appear at the ${r.firstNonFiniteStage} stage.`
+          : 'In the current setting every value stays finite.');
+      frame.setSummary(
+        `${c.precision}, ${c.subtractMax ? 'max subtracted' : 'no max subtraction'}, ${c.softmax} softmax: non-finite values ` +
+          `${STAGES.map((s) => `${s} ${fmt(r.nonFinite?.[s] ?? 0)}`).join(', ')}; ${r.firstNonFiniteStage ? `first broken stage: ${r.firstNonFiniteStage}.` : 'every value stays finite.'}`,
+      );
       draw();
     },
-    variantsReset() { variantPoints = []; el.classList.add('is-stale'); draw(); },
-    variantPoint(i, p) { variantPoints[i] = p; el.classList.remove('is-stale'); draw(); },
-    variantsDone() { el.classList.remove('is-stale'); },
+    variantsReset() {
+      variantPoints = [];
+      el.classList.add('is-stale');
+      draw();
+    },
+    variantPoint(i, p) {
+      variantPoints[i] = p;
+      el.classList.remove('is-stale');
+      draw();
+    },
+    variantsDone() {
+      el.classList.remove('is-stale');
+    },
     redraw: () => chart.redraw(),
     destroy: () => chart.destroy(),
   };

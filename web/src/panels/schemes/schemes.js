@@ -2,7 +2,8 @@
 // plain scalings, QK-norm (RMS or layer norm of each q and k row) before 1/√d_k, and the soft-cap
 // of 50, each measured under three sampling assumptions (i.i.d.; mean 1 and std 2; the same with
 // correlation 0.5). One chart per assumption; the reader picks the statistic shown.
-import { panelFrame, logYAxis, axis } from '../../charts/common.js';
+import { panelFrame } from '../../charts/panel-frame.js';
+import { logYAxis, axis } from '../../charts/uplot-chart.js';
 import { createStudy, studyChart } from '../../charts/study.js';
 import { h } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
@@ -10,7 +11,11 @@ import { PANEL_META } from '../meta.js';
 
 export const meta = PANEL_META.schemes;
 
-export const SCHEMES_SETUP = Object.freeze({ seqLen: 128, seed: 1, dks: [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048] });
+export const SCHEMES_SETUP = Object.freeze({
+  seqLen: 128,
+  seed: 1,
+  dks: [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048],
+});
 const LAST = SCHEMES_SETUP.dks[SCHEMES_SETUP.dks.length - 1];
 
 export const CONDITIONS = [
@@ -33,7 +38,14 @@ export const SCHEMES = [
   { id: 'linear', label: '1/d_k (μP)', task: 0, key: 'linear', color: 'linear' },
   { id: 'rms', label: 'RMS-norm q, k, then 1/√d_k', task: 1, key: 'sqrt', color: 'v2', dash: [9, 4] },
   { id: 'layer', label: 'layer-norm q, k, then 1/√d_k', task: 2, key: 'sqrt', color: 'custom', dash: [3, 3] },
-  { id: 'capNone', label: 'no scaling, soft-cap 50', task: 3, key: 'none', color: 'warn', dash: [12, 3, 2, 3] },
+  {
+    id: 'capNone',
+    label: 'no scaling, soft-cap 50',
+    task: 3,
+    key: 'none',
+    color: 'warn',
+    dash: [12, 3, 2, 3],
+  },
   { id: 'capSqrt', label: '1/√d_k, soft-cap 50', task: 3, key: 'sqrt', color: 'raw', dash: [2, 2], width: 3 },
 ];
 
@@ -47,9 +59,14 @@ const LN_T = Math.log(SCHEMES_SETUP.seqLen);
 
 export function mount(el, ctx = {}) {
   let metric = METRICS[0];
-  const tasks = CONDITIONS.flatMap((cond) => TASKS.map((t) => ({
-    over: 'dk', cfg: { seqLen: SCHEMES_SETUP.seqLen, seed: SCHEMES_SETUP.seed, ...cond.set, ...t.cfg }, xs: SCHEMES_SETUP.dks, scales: t.scales,
-  })));
+  const tasks = CONDITIONS.flatMap((cond) =>
+    TASKS.map((t) => ({
+      over: 'dk',
+      cfg: { seqLen: SCHEMES_SETUP.seqLen, seed: SCHEMES_SETUP.seed, ...cond.set, ...t.cfg },
+      xs: SCHEMES_SETUP.dks,
+      scales: t.scales,
+    })),
+  );
   const point = (ci, s, dk) => study.get(ci * TASKS.length + s.task, s.key, dk);
 
   const frame = panelFrame(el, {
@@ -71,23 +88,69 @@ export function mount(el, ctx = {}) {
       { stat: 'schemes.correlatedLinearMax', label: 'largest logit, correlation 0.5, 1/d_k' },
     ],
     exports: {
-      png: () => charts.map((c, i) => ({ u: c.c.u, title: `${metric.label} vs d_k, ${CONDITIONS[i].title}` })),
+      png: () =>
+        charts.map((c, i) => ({ u: c.c.u, title: `${metric.label} vs d_k, ${CONDITIONS[i].title}` })),
       csv: () => {
-        const rows = [['assumption', 'scheme', 'dk', 'logitStd', 'logitMean', 'logitMax', 'entropy', 'maxWeight', 'normLogitStd', 'rawLogitStd']];
-        CONDITIONS.forEach((cond, ci) => SCHEMES.forEach((s) => SCHEMES_SETUP.dks.forEach((dk) => {
-          const p = point(ci, s, dk);
-          if (p) rows.push([cond.id, s.id, dk, p.logitStd, p.logitMean, p.logitMax, p.entropy, p.maxWeight, p.normLogitStd, p.rawLogitStd]);
-        })));
+        const rows = [
+          [
+            'assumption',
+            'scheme',
+            'dk',
+            'logitStd',
+            'logitMean',
+            'logitMax',
+            'entropy',
+            'maxWeight',
+            'normLogitStd',
+            'rawLogitStd',
+          ],
+        ];
+        CONDITIONS.forEach((cond, ci) =>
+          SCHEMES.forEach((s) =>
+            SCHEMES_SETUP.dks.forEach((dk) => {
+              const p = point(ci, s, dk);
+              if (p)
+                rows.push([
+                  cond.id,
+                  s.id,
+                  dk,
+                  p.logitStd,
+                  p.logitMean,
+                  p.logitMax,
+                  p.entropy,
+                  p.maxWeight,
+                  p.normLogitStd,
+                  p.rawLogitStd,
+                ]);
+            }),
+          ),
+        );
         return { rows };
       },
     },
   });
 
-  const buttons = METRICS.map((m) => h('button', {
-    type: 'button', class: 'btn small', 'aria-pressed': String(m === metric), text: m.label,
-    onclick: () => { metric = m; for (const b of buttons) b.setAttribute('aria-pressed', String(b === buttons[METRICS.indexOf(m)])); rebuild(); },
-  }));
-  frame.body.append(h('div', { class: 'metric-switch', role: 'group', 'aria-label': 'Statistic shown' }, h('span', { text: 'Show:' }), ...buttons));
+  const buttons = METRICS.map((m) =>
+    h('button', {
+      type: 'button',
+      class: 'btn small',
+      'aria-pressed': String(m === metric),
+      text: m.label,
+      onclick: () => {
+        metric = m;
+        for (const b of buttons) b.setAttribute('aria-pressed', String(b === buttons[METRICS.indexOf(m)]));
+        rebuild();
+      },
+    }),
+  );
+  frame.body.append(
+    h(
+      'div',
+      { class: 'metric-switch', role: 'group', 'aria-label': 'Statistic shown' },
+      h('span', { text: 'Show:' }),
+      ...buttons,
+    ),
+  );
   const grid = h('div', { class: 'study-charts' });
   frame.body.append(grid);
 
@@ -99,7 +162,8 @@ export function mount(el, ctx = {}) {
       const cell = h('div', {}, h('h4', { class: 'subchart', text: cond.title }));
       grid.append(cell);
       const series = SCHEMES.map((s) => ({ ...s, value: (dk) => point(ci, s, dk)?.[metric.field] }));
-      if (metric.id === 'entropy') series.push({ label: 'ln T', color: 'theory', dash: [2, 3], width: 1.25, value: () => LN_T });
+      if (metric.id === 'entropy')
+        series.push({ label: 'ln T', color: 'theory', dash: [2, 3], width: 1.25, value: () => LN_T });
       return studyChart(cell, {
         label: `${metric.label} against d_k for seven scaling schemes, ${cond.title}`,
         xLabel: 'd_k',
@@ -108,7 +172,9 @@ export function mount(el, ctx = {}) {
         yAxis: metric.log ? logYAxis(metric.label) : axis({ label: metric.label, size: 50 }),
         series,
         aspect: 0.8,
-        onDraw: () => { if (study?.done) ctx.onDrawn?.('schemes'); },
+        onDraw: () => {
+          if (study?.done) ctx.onDrawn?.('schemes');
+        },
       });
     });
     draw();
@@ -119,16 +185,27 @@ export function mount(el, ctx = {}) {
   }
 
   function summarize() {
-    const at = (ci, id, f = 'logitStd') => point(ci, SCHEMES.find((s) => s.id === id), LAST)?.[f];
+    const at = (ci, id, f = 'logitStd') =>
+      point(
+        ci,
+        SCHEMES.find((s) => s.id === id),
+        LAST,
+      )?.[f];
     const stats = {
-      shiftedSqrt: at(1, 'sqrt'), shiftedRms: at(1, 'rms'), shiftedLayer: at(1, 'layer'),
-      shiftedRmsMean: at(1, 'rms', 'logitMean'), shiftedLayerMean: at(1, 'layer', 'logitMean'),
-      correlatedLayer: at(2, 'layer'), correlatedSqrtMax: at(2, 'sqrt', 'logitMax'), correlatedLinearMax: at(2, 'linear', 'logitMax'),
+      shiftedSqrt: at(1, 'sqrt'),
+      shiftedRms: at(1, 'rms'),
+      shiftedLayer: at(1, 'layer'),
+      shiftedRmsMean: at(1, 'rms', 'logitMean'),
+      shiftedLayerMean: at(1, 'layer', 'logitMean'),
+      correlatedLayer: at(2, 'layer'),
+      correlatedSqrtMax: at(2, 'sqrt', 'logitMax'),
+      correlatedLinearMax: at(2, 'linear', 'logitMax'),
     };
     frame.setStats({ schemes: stats });
-    frame.caption.textContent = `At d_k = ${LAST}, mean 1 and std 2: σ of the logits ${fmt(stats.shiftedSqrt, 3)} with 1/√d_k alone, `
-      + `${fmt(stats.shiftedRms, 3)} after RMS-norm, ${fmt(stats.shiftedLayer, 3)} after layer-norm; with correlation 0.5 the layer-normed σ is `
-      + `${fmt(stats.correlatedLayer, 3)}, and the largest logit is ${fmt(stats.correlatedSqrtMax, 3)} with 1/√d_k against ${fmt(stats.correlatedLinearMax, 3)} with 1/d_k.`;
+    frame.caption.textContent =
+      `At d_k = ${LAST}, mean 1 and std 2: σ of the logits ${fmt(stats.shiftedSqrt, 3)} with 1/√d_k alone, ` +
+      `${fmt(stats.shiftedRms, 3)} after RMS-norm, ${fmt(stats.shiftedLayer, 3)} after layer-norm; with correlation 0.5 the layer-normed σ is ` +
+      `${fmt(stats.correlatedLayer, 3)}, and the largest logit is ${fmt(stats.correlatedSqrtMax, 3)} with 1/√d_k against ${fmt(stats.correlatedLinearMax, 3)} with 1/d_k.`;
     frame.setSummary(frame.caption.textContent);
   }
 
@@ -137,12 +214,20 @@ export function mount(el, ctx = {}) {
     tasks,
     slot: 0,
     onPoints: draw,
-    onDone: () => { summarize(); draw(); },
+    onDone: () => {
+      summarize();
+      draw();
+    },
   });
   rebuild();
 
   return {
-    redraw: () => { for (const c of charts) c.c.redraw(); },
-    destroy: () => { study.close(); for (const c of charts) c.c.destroy(); },
+    redraw: () => {
+      for (const c of charts) c.c.redraw();
+    },
+    destroy: () => {
+      study.close();
+      for (const c of charts) c.c.destroy();
+    },
   };
 }

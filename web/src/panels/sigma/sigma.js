@@ -1,7 +1,9 @@
 // Chart 2 — σ of the logits fed to the softmax vs d_k (log–log) for the three scalings, measured
 // (solid, points) and theory (dashed: the engine's rawLogitStdTheory × scale factor, which follows
 // the mean/std/correlation the reader sets). The current setting is marked.
-import { panelFrame, log2Axis, logYAxis, SWEEP_SCALES, SCALE_NAMES } from '../../charts/common.js';
+import { panelFrame } from '../../charts/panel-frame.js';
+import { log2Axis, logYAxis } from '../../charts/uplot-chart.js';
+import { SWEEP_SCALES, SCALE_NAMES } from '../../charts/sweep-store.js';
 import { createSweepCharts } from '../../charts/sweep-chart.js';
 import { fmt, scaleLabel } from '../../ui/format.js';
 import { PANEL_META } from '../meta.js';
@@ -9,11 +11,13 @@ import { PANEL_META } from '../meta.js';
 export const meta = PANEL_META.sigma;
 
 export function mount(el, ctx = {}) {
-  let cfg = null, result = null;
+  let cfg = null,
+    result = null;
   const frame = panelFrame(el, {
     name: 'sigma',
     title: 'σ of the logits vs d_k',
-    description: 'Standard deviation of the logits entering the softmax, measured at every power of two of d_k, for each scaling.',
+    description:
+      'Standard deviation of the logits entering the softmax, measured at every power of two of d_k, for each scaling.',
     legend: [
       ...SWEEP_SCALES.map((s) => ({ color: `c-${s}`, label: `measured, ${SCALE_NAMES[s]}` })),
       { color: 'c-theory', label: 'theory (each scaling)', dash: 'dashed' },
@@ -29,7 +33,8 @@ export function mount(el, ctx = {}) {
       png: () => [{ u: chart.u }],
       csv: () => {
         const rows = [['scale', 'dk', 'logitStd', 'rawLogitStd', 'rawLogitStdTheory', 'scaleFactor']];
-        for (const [s, p] of store.points()) rows.push([s, p.dk, p.logitStd, p.rawLogitStd, p.rawLogitStdTheory, p.scaleFactor]);
+        for (const [s, p] of store.points())
+          rows.push([s, p.dk, p.logitStd, p.rawLogitStd, p.rawLogitStdTheory, p.scaleFactor]);
         return { rows };
       },
     },
@@ -48,7 +53,14 @@ export function mount(el, ctx = {}) {
     axes: [log2Axis('d_k'), logYAxis('σ of logits')],
     layers: [
       { name: 'measured', value: (p) => p.logitStd, positive: true, width: 2, points: true },
-      { name: 'theory', value: (p) => p.rawLogitStdTheory * p.scaleFactor, positive: true, width: 1.25, dash: [6, 4], color: 'theory' },
+      {
+        name: 'theory',
+        value: (p) => p.rawLogitStdTheory * p.scaleFactor,
+        positive: true,
+        width: 1.25,
+        dash: [6, 4],
+        color: 'theory',
+      },
     ],
     marker: { field: 'logitStd' },
   });
@@ -58,9 +70,15 @@ export function mount(el, ctx = {}) {
     if (!cfg || !result) return;
     const dks = store.stale ? [] : store.dks();
     const last = dks[dks.length - 1];
-    const ends = last ? SWEEP_SCALES.map((s) => `${SCALE_NAMES[s]} ${fmt(store.column(s, [last], (p) => p.logitStd)[0] ?? NaN, 3)}`).join(', ') : '';
-    frame.setSummary(`σ of the logits fed to the softmax: ${fmt(result.logitStd, 3)} at d_k = ${cfg.dk} with scaling ${scaleLabel(cfg.scale)}.`
-      + (ends ? ` At d_k = ${last}: ${ends}.` : ''));
+    const ends = last
+      ? SWEEP_SCALES.map(
+          (s) => `${SCALE_NAMES[s]} ${fmt(store.column(s, [last], (p) => p.logitStd)[0] ?? NaN, 3)}`,
+        ).join(', ')
+      : '';
+    frame.setSummary(
+      `σ of the logits fed to the softmax: ${fmt(result.logitStd, 3)} at d_k = ${cfg.dk} with scaling ${scaleLabel(cfg.scale)}.` +
+        (ends ? ` At d_k = ${last}: ${ends}.` : ''),
+    );
   }
 
   return {
@@ -68,8 +86,9 @@ export function mount(el, ctx = {}) {
       result = r;
       cfg = c;
       frame.setStats(r);
-      frame.caption.textContent = `Current: d_k = ${c.dk}, scaling ${scaleLabel(c.scale)}: σ = ${fmt(r.logitStd, 3)} `
-        + `(raw ${fmt(r.rawLogitStd, 3)}, theory ${fmt(r.rawLogitStdTheory, 3)}). Sweep at T = ${c.seqLen}, mean ${c.mean}, std ${c.std}, correlation ${c.correlation}.`;
+      frame.caption.textContent =
+        `Current: d_k = ${c.dk}, scaling ${scaleLabel(c.scale)}: σ = ${fmt(r.logitStd, 3)} ` +
+        `(raw ${fmt(r.rawLogitStd, 3)}, theory ${fmt(r.rawLogitStdTheory, 3)}). Sweep at T = ${c.seqLen}, mean ${c.mean}, std ${c.std}, correlation ${c.correlation}.`;
       sweep.setCurrent(r, c);
       summarize();
     },

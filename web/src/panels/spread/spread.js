@@ -1,8 +1,9 @@
 // Chart 1 — logit spread: histograms of the raw logits q·k and of the scaled logits fed to the
 // softmax, as densities on one axis, with ±σ marks and, when they are in view, the format's
 // largest finite value and the exp-overflow threshold ln(max).
-import { panelFrame, createChart, axis, alpha, drawVLine, scaleColorKey } from '../../charts/common.js';
-import { uPlot } from '../../charts/common.js';
+import { panelFrame } from '../../charts/panel-frame.js';
+import { createChart, axis, alpha, drawVLine, scaleColorKey } from '../../charts/uplot-chart.js';
+import { uPlot } from '../../charts/uplot-chart.js';
 import { fmt, scaleLabel } from '../../ui/format.js';
 import { PANEL_META } from '../meta.js';
 
@@ -11,9 +12,11 @@ export const meta = PANEL_META.spread;
 function density({ edges, counts }) {
   let n = 0;
   for (const c of counts) n += c;
-  const e = [], d = [];
+  const e = [],
+    d = [];
   for (let i = 0; i < counts.length; i++) {
-    const lo = edges[i], hi = edges[i + 1];
+    const lo = edges[i],
+      hi = edges[i + 1];
     if (!Number.isFinite(lo) || !Number.isFinite(hi) || hi <= lo) continue;
     e.push(lo, hi);
     d.push(n ? counts[i] / (n * (hi - lo)) : 0);
@@ -24,7 +27,8 @@ function density({ edges, counts }) {
 /** Step function of a histogram, sampled at the points `xs` (0 outside its bins). */
 function sample(edges, counts, xs) {
   const { d } = density({ edges, counts });
-  const lo = edges[0], hi = edges[edges.length - 1];
+  const lo = edges[0],
+    hi = edges[edges.length - 1];
   const n = counts.length;
   return xs.map((x) => {
     if (!(x >= lo && x < hi)) return 0;
@@ -45,7 +49,8 @@ const legendFor = (key) => [
 ];
 
 export function mount(el, ctx = {}) {
-  let result = null, cfg = null;
+  let result = null,
+    cfg = null;
   let markers = [];
   const frame = panelFrame(el, {
     name: 'spread',
@@ -67,8 +72,12 @@ export function mount(el, ctx = {}) {
       csv: () => {
         const rows = [['series', 'bin_low', 'bin_high', 'count']];
         if (result) {
-          for (const [name, hst] of [['raw', result.rawHistogram], ['scaled', result.histogram]]) {
-            for (let i = 0; i < hst.counts.length; i++) rows.push([name, hst.edges[i], hst.edges[i + 1], hst.counts[i]]);
+          for (const [name, hst] of [
+            ['raw', result.rawHistogram],
+            ['scaled', result.histogram],
+          ]) {
+            for (let i = 0; i < hst.counts.length; i++)
+              rows.push([name, hst.edges[i], hst.edges[i + 1], hst.counts[i]]);
           }
         }
         return { rows };
@@ -80,19 +89,53 @@ export function mount(el, ctx = {}) {
   const chart = createChart(frame.body, {
     label: 'Histogram of raw and scaled attention logits',
     makeOpts: () => ({
-      scales: { x: { time: false, range: () => xRange }, y: { range: (u, lo, hi) => [0, hi > 0 ? hi * 1.08 : 1] } },
-      axes: [axis({ label: 'logit value', size: 40 }), axis({ label: 'density', size: 52, values: (u, s) => s.map((v) => (v == null ? '' : fmt(v, 2))) })],
+      scales: {
+        x: { time: false, range: () => xRange },
+        y: { range: (u, lo, hi) => [0, hi > 0 ? hi * 1.08 : 1] },
+      },
+      axes: [
+        axis({ label: 'logit value', size: 40 }),
+        axis({ label: 'density', size: 52, values: (u, s) => s.map((v) => (v == null ? '' : fmt(v, 2))) }),
+      ],
       series: [
         {},
-        { label: 'raw', stroke: (u) => u.pal.raw, fill: fill('raw'), width: 1.5, paths: uPlot.paths.stepped({ align: 1 }), points: { show: false } },
-        { label: 'scaled', stroke: (u) => u.pal[currentKey()], fill: (u) => alpha(u.pal[currentKey()], 0.35), width: 2, paths: uPlot.paths.stepped({ align: 1 }), points: { show: false } },
+        {
+          label: 'raw',
+          stroke: (u) => u.pal.raw,
+          fill: fill('raw'),
+          width: 1.5,
+          paths: uPlot.paths.stepped({ align: 1 }),
+          points: { show: false },
+        },
+        {
+          label: 'scaled',
+          stroke: (u) => u.pal[currentKey()],
+          fill: (u) => alpha(u.pal[currentKey()], 0.35),
+          width: 2,
+          paths: uPlot.paths.stepped({ align: 1 }),
+          points: { show: false },
+        },
       ],
     }),
-    data: [[0, 1], [0, 0], [0, 0]],
+    data: [
+      [0, 1],
+      [0, 0],
+      [0, 0],
+    ],
     onDraw: (u) => {
       if (!result) return;
       let row = 0;
-      for (const m of markers) if (drawVLine(u, m.x, { color: u.pal[m.color], dash: m.dash, label: m.label, labelRow: m.label ? row++ % 3 : 0 })) { /* drawn */ }
+      for (const m of markers)
+        if (
+          drawVLine(u, m.x, {
+            color: u.pal[m.color],
+            dash: m.dash,
+            label: m.label,
+            labelRow: m.label ? row++ % 3 : 0,
+          })
+        ) {
+          /* drawn */
+        }
       ctx.onDrawn?.('spread');
     },
   });
@@ -104,9 +147,11 @@ export function mount(el, ctx = {}) {
     result = r;
     cfg = c;
     if (currentKey() !== legendKey) frame.setLegend(legendFor((legendKey = currentKey())));
-    const raw = r.rawHistogram, sc = r.histogram;
+    const raw = r.rawHistogram,
+      sc = r.histogram;
     const xs = [...new Set([...raw.edges, ...sc.edges].filter(Number.isFinite))].sort((a, b) => a - b);
-    let lo = xs[0] ?? -1, hi = xs[xs.length - 1] ?? 1;
+    let lo = xs[0] ?? -1,
+      hi = xs[xs.length - 1] ?? 1;
     const ext = Math.max(Math.abs(lo), Math.abs(hi), 1e-9);
     const lf = r.largestFinite;
     const lnMax = Number.isFinite(lf) && lf > 0 ? Math.log(lf) : NaN;
@@ -117,29 +162,49 @@ export function mount(el, ctx = {}) {
       { x: r.logitMean + r.logitStd, color: currentKey(), dash: [5, 4] },
     ];
     const extra = [];
-    if (Number.isFinite(lnMax)) extra.push({ x: lnMax, color: 'warn', dash: [3, 3], label: `ln(max) = ${fmt(lnMax, 3)}` });
+    if (Number.isFinite(lnMax))
+      extra.push({ x: lnMax, color: 'warn', dash: [3, 3], label: `ln(max) = ${fmt(lnMax, 3)}` });
     if (Number.isFinite(lf)) {
       extra.push({ x: lf, color: 'nonfinite', dash: [], label: `max ${fmt(lf, 3)}` });
       extra.push({ x: -lf, color: 'nonfinite', dash: [], label: `−max` });
     }
     // The soft-cap's bounds: no logit fed to the softmax leaves (−c, c).
-    if (c.softcap > 0) extra.push({ x: c.softcap, color: 'theory', dash: [8, 3], label: `+c = ${fmt(c.softcap, 3)}` }, { x: -c.softcap, color: 'theory', dash: [8, 3], label: '−c' });
+    if (c.softcap > 0)
+      extra.push(
+        { x: c.softcap, color: 'theory', dash: [8, 3], label: `+c = ${fmt(c.softcap, 3)}` },
+        { x: -c.softcap, color: 'theory', dash: [8, 3], label: '−c' },
+      );
     const off = [];
     for (const m of extra) {
       // Widen the view to show a threshold only when it sits near the data (≤ 1.5× its extent).
-      if (Math.abs(m.x) <= 1.5 * ext) { lo = Math.min(lo, m.x); hi = Math.max(hi, m.x); markers.push(m); } else off.push(m);
+      if (Math.abs(m.x) <= 1.5 * ext) {
+        lo = Math.min(lo, m.x);
+        hi = Math.max(hi, m.x);
+        markers.push(m);
+      } else off.push(m);
     }
     const pad = (hi - lo) * 0.03 || 1;
     xRange = [lo - pad, hi + pad];
     const xsAll = [xRange[0], ...xs, xRange[1]];
     chart.setData([xsAll, sample(raw.edges, raw.counts, xsAll), sample(sc.edges, sc.counts, xsAll)]);
     frame.setStats(r);
-    const offText = off.filter((m) => m.label && m.x > 0).map((m) => (m.color === 'warn' ? `ln(max) = ${fmt(m.x, 3)}` : m.color === 'theory' ? `soft-cap c = ${fmt(m.x, 3)}` : `largest finite = ${fmt(m.x, 3)}`));
-    frame.caption.textContent = `Scaling ${scaleLabel(c.scale)}, ${c.precision}, d_k = ${c.dk}, T = ${c.seqLen}. `
-      + `Measured σ of the raw logits ${fmt(r.rawLogitStd, 3)} (theory ${fmt(r.rawLogitStdTheory, 3)}); after the scale ${fmt(r.logitStd, 3)}.`
-      + (offText.length ? ` Off the chart to the right: ${offText.join(', ')}.` : '');
-    frame.setSummary(`Logit spread at d_k = ${c.dk}, T = ${c.seqLen}, ${c.precision}: σ of the raw logits ${fmt(r.rawLogitStd, 3)} `
-      + `(theory ${fmt(r.rawLogitStdTheory, 3)}); after scaling ${scaleLabel(c.scale)}, σ ${fmt(r.logitStd, 3)}, from ${fmt(r.logitMin, 3)} to ${fmt(r.logitMax, 3)}.`);
+    const offText = off
+      .filter((m) => m.label && m.x > 0)
+      .map((m) =>
+        m.color === 'warn'
+          ? `ln(max) = ${fmt(m.x, 3)}`
+          : m.color === 'theory'
+            ? `soft-cap c = ${fmt(m.x, 3)}`
+            : `largest finite = ${fmt(m.x, 3)}`,
+      );
+    frame.caption.textContent =
+      `Scaling ${scaleLabel(c.scale)}, ${c.precision}, d_k = ${c.dk}, T = ${c.seqLen}. ` +
+      `Measured σ of the raw logits ${fmt(r.rawLogitStd, 3)} (theory ${fmt(r.rawLogitStdTheory, 3)}); after the scale ${fmt(r.logitStd, 3)}.` +
+      (offText.length ? ` Off the chart to the right: ${offText.join(', ')}.` : '');
+    frame.setSummary(
+      `Logit spread at d_k = ${c.dk}, T = ${c.seqLen}, ${c.precision}: σ of the raw logits ${fmt(r.rawLogitStd, 3)} ` +
+        `(theory ${fmt(r.rawLogitStdTheory, 3)}); after scaling ${scaleLabel(c.scale)}, σ ${fmt(r.logitStd, 3)}, from ${fmt(r.logitMin, 3)} to ${fmt(r.logitMax, 3)}.`,
+    );
   }
 
   return { update, redraw: () => chart.redraw(), destroy: () => chart.destroy() };

@@ -8,8 +8,11 @@
 
 export const THRESHOLD_PRECISIONS = Object.freeze(['fp32', 'bf16', 'fp16', 'fp8e4m3', 'fp8e5m2']);
 export const THRESHOLD_SCALES = Object.freeze(['none', 'sqrt', 'linear']);
-export const THRESHOLD_ROWS = Object.freeze(THRESHOLD_PRECISIONS.flatMap((precision) =>
-  [false, true].map((subtractMax) => Object.freeze({ precision, subtractMax }))));
+export const THRESHOLD_ROWS = Object.freeze(
+  THRESHOLD_PRECISIONS.flatMap((precision) =>
+    [false, true].map((subtractMax) => Object.freeze({ precision, subtractMax })),
+  ),
+);
 
 const failed = (p) => p.firstNonFiniteStage != null;
 
@@ -50,12 +53,21 @@ export function scanPoints(points) {
     lo: i > 0 ? pts[i - 1].dk : 0,
     hi: pts[i].dk,
     stage: pts[i].firstNonFiniteStage,
-    finiteAfter: pts.slice(i + 1).filter((p) => !failed(p)).map((p) => p.dk),
+    finiteAfter: pts
+      .slice(i + 1)
+      .filter((p) => !failed(p))
+      .map((p) => p.dk),
   };
 }
 
 /** The slice of a point a cell keeps. */
-const brief = (p) => p && ({ dk: p.dk, stage: p.firstNonFiniteStage ?? null, logitMax: p.logitMax, nonFinite: { ...p.nonFinite } });
+const brief = (p) =>
+  p && {
+    dk: p.dk,
+    stage: p.firstNonFiniteStage ?? null,
+    logitMax: p.logitMax,
+    nonFinite: { ...p.nonFinite },
+  };
 
 /**
  * createThresholdsJob(engine, cfg, dks) → { advance(budgetMs) → { done, cells: [cell…] }, delete() }.
@@ -92,10 +104,18 @@ export function createThresholdsJob(engine, cfg, dks) {
         const pts = points[scale];
         const scan = scanPoints(pts);
         const largestFinite = pts[0]?.largestFinite;
-        const cell = { ...row, scale, seqLen: base.seqLen, largestFinite, maxDk: dks[dks.length - 1], never: scan.never };
+        const cell = {
+          ...row,
+          scale,
+          seqLen: base.seqLen,
+          largestFinite,
+          maxDk: dks[dks.length - 1],
+          never: scan.never,
+        };
         if (!scan.never) {
           const byDk = new Map(pts.map((p) => [p.dk, p]));
-          let at = byDk.get(scan.hi), before = byDk.get(scan.lo) ?? null;
+          let at = byDk.get(scan.hi),
+            before = byDk.get(scan.lo) ?? null;
           if (scan.hi - scan.lo > 1) {
             const it = bisect(scan.lo, scan.hi);
             let r = it.next();
@@ -108,8 +128,13 @@ export function createThresholdsJob(engine, cfg, dks) {
             }
           }
           Object.assign(cell, {
-            dk: at.dk, stage: at.firstNonFiniteStage, bracket: [scan.lo, scan.hi], bisected: scan.hi - scan.lo > 1,
-            finiteAfter: scan.finiteAfter, at: brief(at), before: brief(before),
+            dk: at.dk,
+            stage: at.firstNonFiniteStage,
+            bracket: [scan.lo, scan.hi],
+            bisected: scan.hi - scan.lo > 1,
+            finiteAfter: scan.finiteAfter,
+            at: brief(at),
+            before: brief(before),
           });
         }
         cells.push(cell);

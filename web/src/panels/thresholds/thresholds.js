@@ -2,7 +2,7 @@
 // smallest d_k at which a NaN or an infinity first appears, and at which stage. Computed in a
 // background Worker (worker.js 'thresholds', thresholds-job.js) at the page's T (capped),
 // seed and distribution; the table fills in one format at a time.
-import { panelFrame } from '../../charts/common.js';
+import { panelFrame } from '../../charts/panel-frame.js';
 import { h } from '../../ui/dom.js';
 import { fmt, SCALE_LABEL } from '../../ui/format.js';
 import { PANEL_META, THRESHOLDS_MAX_SEQ_LEN } from '../meta.js';
@@ -11,14 +11,18 @@ export const meta = PANEL_META.thresholds;
 
 const PRECISIONS = ['fp32', 'bf16', 'fp16', 'fp8e4m3', 'fp8e5m2'];
 const SCALES = ['none', 'sqrt', 'linear'];
-const ROWS = PRECISIONS.flatMap((precision) => [false, true].map((subtractMax) => ({ precision, subtractMax })));
+const ROWS = PRECISIONS.flatMap((precision) =>
+  [false, true].map((subtractMax) => ({ precision, subtractMax })),
+);
 const keyOf = (c) => `${c.precision}:${c.subtractMax ? 'sub' : 'nosub'}:${c.scale}`;
 const subText = (s) => (s ? 'max subtracted' : 'no max subtraction');
 
 /** The text of a cell: the d_k, the stage, and what the sampled powers of two say around it. */
 function cellText(c) {
   if (c.never) return { main: `never up to ${c.maxDk}`, sub: '' };
-  const again = c.finiteAfter.length ? `; finite again at d_k ${c.finiteAfter[0]}${c.finiteAfter.length > 1 ? `…${c.finiteAfter[c.finiteAfter.length - 1]}` : ''}` : '';
+  const again = c.finiteAfter.length
+    ? `; finite again at d_k ${c.finiteAfter[0]}${c.finiteAfter.length > 1 ? `…${c.finiteAfter[c.finiteAfter.length - 1]}` : ''}`
+    : '';
   return { main: `d_k ${c.dk}`, sub: `${c.stage}${again}` };
 }
 
@@ -30,7 +34,8 @@ function whyText(c) {
   if (c.stage === 'exp') {
     return `${where}: at d_k ${c.dk} the largest logit is ${fmt(c.at.logitMax)}${before}, above ln(${fmt(c.largestFinite)}) = ${fmt(lnMax)}, so its exponential is ${c.precision === 'fp8e4m3' ? 'NaN (E4M3 has no infinity)' : 'infinite'}.`;
   }
-  if (c.stage === 'logits') return `${where}: at d_k ${c.dk} a logit itself leaves the format's range (largest finite ${fmt(c.largestFinite)}).`;
+  if (c.stage === 'logits')
+    return `${where}: at d_k ${c.dk} a logit itself leaves the format's range (largest finite ${fmt(c.largestFinite)}).`;
   return `${where}: at d_k ${c.dk} the first non-finite values appear at the ${c.stage} stage.`;
 }
 
@@ -41,25 +46,58 @@ export function mount(el, ctx = {}) {
   const frame = panelFrame(el, {
     name: 'thresholds',
     title: 'Where each format overflows',
-    description: 'For every number format, scaling and softmax with or without max subtraction: the smallest d_k at which a NaN or an infinity first appears, and the stage where it appears. Measured by the engine at the page’s T, seed and distribution.',
+    description:
+      'For every number format, scaling and softmax with or without max subtraction: the smallest d_k at which a NaN or an infinity first appears, and the stage where it appears. Measured by the engine at the page’s T, seed and distribution.',
   });
 
   const tds = new Map();
-  const table = h('table', { class: 'variants thresholds-table' },
-    h('caption', { text: 'Smallest d_k with a non-finite value (d_k 1…4096; the stage that broke first under it)' }),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'format' }), h('th', { scope: 'col', text: 'softmax' }),
-      SCALES.map((s) => h('th', { scope: 'col', text: `scale ${SCALE_LABEL[s]}` })),
-      h('th', { scope: 'col', text: 'largest finite (ln of it)' }))),
-    h('tbody', {}, ROWS.map((r) => h('tr', { 'data-row': `${r.precision}:${r.subtractMax ? 'sub' : 'nosub'}` },
-      h('th', { scope: 'row', text: r.precision }),
-      h('td', { text: subText(r.subtractMax) }),
-      SCALES.map((scale) => {
-        const td = h('td', { 'data-threshold': keyOf({ ...r, scale }), text: '…' });
-        tds.set(keyOf({ ...r, scale }), td);
-        return td;
-      }),
-      h('td', { 'data-largest-finite': r.precision, text: '…' })))));
-  const wrap = h('div', { class: 'train-table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Overflow thresholds (scrollable table)' }, table);
+  const table = h(
+    'table',
+    { class: 'variants thresholds-table' },
+    h('caption', {
+      text: 'Smallest d_k with a non-finite value (d_k 1…4096; the stage that broke first under it)',
+    }),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        h('th', { scope: 'col', text: 'format' }),
+        h('th', { scope: 'col', text: 'softmax' }),
+        SCALES.map((s) => h('th', { scope: 'col', text: `scale ${SCALE_LABEL[s]}` })),
+        h('th', { scope: 'col', text: 'largest finite (ln of it)' }),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      ROWS.map((r) =>
+        h(
+          'tr',
+          { 'data-row': `${r.precision}:${r.subtractMax ? 'sub' : 'nosub'}` },
+          h('th', { scope: 'row', text: r.precision }),
+          h('td', { text: subText(r.subtractMax) }),
+          SCALES.map((scale) => {
+            const td = h('td', { 'data-threshold': keyOf({ ...r, scale }), text: '…' });
+            tds.set(keyOf({ ...r, scale }), td);
+            return td;
+          }),
+          h('td', { 'data-largest-finite': r.precision, text: '…' }),
+        ),
+      ),
+    ),
+  );
+  const wrap = h(
+    'div',
+    {
+      class: 'train-table-wrap',
+      tabindex: '0',
+      role: 'region',
+      'aria-label': 'Overflow thresholds (scrollable table)',
+    },
+    table,
+  );
   const whyTitle = h('h4', { class: 'subchart', text: 'Why, measured' });
   const whyList = h('ul', { class: 'thresholds-why' });
   frame.body.append(wrap, whyTitle, whyList);
@@ -69,32 +107,59 @@ export function mount(el, ctx = {}) {
       const c = cells.get(key);
       td.removeAttribute('data-dk');
       td.removeAttribute('data-stage');
-      if (!c) { td.textContent = done ? '—' : '…'; continue; }
+      if (!c) {
+        td.textContent = done ? '—' : '…';
+        continue;
+      }
       const { main, sub } = cellText(c);
-      td.replaceChildren(h('strong', { text: main }), ...(sub ? [h('span', { class: 'threshold-stage', text: ` ${sub}` })] : []));
+      td.replaceChildren(
+        h('strong', { text: main }),
+        ...(sub ? [h('span', { class: 'threshold-stage', text: ` ${sub}` })] : []),
+      );
       td.dataset.dk = c.never ? 'never' : String(c.dk);
       td.dataset.stage = c.never ? '' : c.stage;
-      td.title = c.never ? `Every value finite at every power of two up to ${c.maxDk}`
-        : c.bisected ? `d_k ${c.bracket[0]} finite and ${c.bracket[1]} not; bisection with single runs found ${c.dk} (d_k ${c.dk - 1} finite)`
+      td.title = c.never
+        ? `Every value finite at every power of two up to ${c.maxDk}`
+        : c.bisected
+          ? `d_k ${c.bracket[0]} finite and ${c.bracket[1]} not; bisection with single runs found ${c.dk} (d_k ${c.dk - 1} finite)`
           : `Among the powers of two, the first that fails (none is tested between ${c.bracket[0]} and ${c.bracket[1]})`;
     }
     for (const r of ROWS) {
       const c = cells.get(keyOf({ ...r, scale: 'none' }));
-      const td = el.querySelector(`[data-row="${r.precision}:${r.subtractMax ? 'sub' : 'nosub'}"] [data-largest-finite]`);
+      const td = el.querySelector(
+        `[data-row="${r.precision}:${r.subtractMax ? 'sub' : 'nosub'}"] [data-largest-finite]`,
+      );
       if (td && c) td.textContent = `${fmt(c.largestFinite)} (${fmt(Math.log(c.largestFinite))})`;
     }
     const failing = [...cells.values()].filter((c) => !c.never);
     whyList.replaceChildren(...failing.map((c) => h('li', { text: whyText(c) })));
-    const n = cells.size, total = ROWS.length * SCALES.length;
+    const n = cells.size,
+      total = ROWS.length * SCALES.length;
     const T = cfg?.seqLen;
-    frame.caption.textContent = cfg ? `T = ${T}${ctx.config && ctx.config.seqLen > T ? ` (the page’s T = ${ctx.config.seqLen}, capped at ${THRESHOLDS_MAX_SEQ_LEN} here: 30 sweeps to d_k 4096 are slow above it)` : ''}, `
-      + `seed ${cfg.seed}, mean ${fmt(cfg.mean)}, std ${fmt(cfg.std)}, correlation ${fmt(cfg.correlation)}${cfg.causal ? ', causal' : ''}${cfg.saturate ? ', fp8 saturating' : ''}; `
-      + 'two-pass softmax. Powers of two are swept first; between the last finite one and the first that fails, single runs bisect to one d_k. '
-      + 'Bisection assumes one crossing: where a sampled power of two is finite again after a failure, the cell says so.' : '';
-    frame.status.textContent = done ? '' : cfg ? `Measuring: ${n} of ${total} cells…` : 'Measured when this table comes into view.';
-    frame.setSummary(failing.length || n ? `Overflow thresholds (${n} of ${total} measured): ${[...cells.values()].filter((c) => c.scale === 'none' && !c.subtractMax)
-      .map((c) => `${c.precision} unscaled without max subtraction ${c.never ? 'never overflows' : `first fails at d_k ${c.dk} (${c.stage})`}`).join('; ')}.`
-      : cfg ? 'Overflow thresholds: measuring.' : 'Overflow thresholds: measured when this table comes into view.');
+    frame.caption.textContent = cfg
+      ? `T = ${T}${ctx.config && ctx.config.seqLen > T ? ` (the page’s T = ${ctx.config.seqLen}, capped at ${THRESHOLDS_MAX_SEQ_LEN} here: 30 sweeps to d_k 4096 are slow above it)` : ''}, ` +
+        `seed ${cfg.seed}, mean ${fmt(cfg.mean)}, std ${fmt(cfg.std)}, correlation ${fmt(cfg.correlation)}${cfg.causal ? ', causal' : ''}${cfg.saturate ? ', fp8 saturating' : ''}; ` +
+        'two-pass softmax. Powers of two are swept first; between the last finite one and the first that fails, single runs bisect to one d_k. ' +
+        'Bisection assumes one crossing: where a sampled power of two is finite again after a failure, the cell says so.'
+      : '';
+    frame.status.textContent = done
+      ? ''
+      : cfg
+        ? `Measuring: ${n} of ${total} cells…`
+        : 'Measured when this table comes into view.';
+    frame.setSummary(
+      failing.length || n
+        ? `Overflow thresholds (${n} of ${total} measured): ${[...cells.values()]
+            .filter((c) => c.scale === 'none' && !c.subtractMax)
+            .map(
+              (c) =>
+                `${c.precision} unscaled without max subtraction ${c.never ? 'never overflows' : `first fails at d_k ${c.dk} (${c.stage})`}`,
+            )
+            .join('; ')}.`
+        : cfg
+          ? 'Overflow thresholds: measuring.'
+          : 'Overflow thresholds: measured when this table comes into view.',
+    );
   }
 
   // Until it comes into view (app.js: whenNear) the table says when it will be measured.

@@ -1,10 +1,20 @@
 // The training panel's line charts: loss, accuracy, the gradient norms of W_q and W_k, attention
 // entropy and saturated rows, each copy's curve against the step, with the lines of reference
 // (chance, the ceiling ln T) drawn in.
-import { createChart, axis, logYAxis } from '../../charts/common.js';
+import { createChart, axis, logYAxis } from '../../charts/uplot-chart.js';
 import { h } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
-import { COPIES, VALUE_TOKENS } from '../../state/train-state.js';
+import { COPIES, VALUE_TOKENS, copyLabel } from '../../state/train-state.js';
+
+/** The key to the colours: one entry per copy, then the line styles. */
+export function legendFor(copies, scale) {
+  return [
+    ...copies.map((c) => ({ color: `c-${c}`, label: copyLabel(c, scale) })),
+    { color: 'fg', label: 'W_q (gradient chart)' },
+    { color: 'fg', label: 'W_k (gradient chart)', dash: 'dashed' },
+    { color: 'c-theory', label: 'chance / ceiling', dash: 'dashed' },
+  ];
+}
 
 /** A dashed horizontal line of reference at `y`, labelled on a backing box at the right. */
 function drawHLine(u, y, label) {
@@ -44,10 +54,17 @@ function drawHLine(u, y, label) {
 
 // One series per possible copy (the schemes and 'custom'); copies not in the run have no data.
 // RMS- and layer-norm copies often run on the same curve: the RMS one is drawn wider, beneath.
-const copySeries = (suffix = '', dash) => COPIES.map((c) => ({
-  label: `${c}${suffix}`, stroke: (u) => u.pal[c], width: (dash ? 1.5 : 2) * (c === 'rms_sqrt' ? 2.2 : 1), dash, points: { show: false }, spanGaps: false,
-}));
-const fractionAxis = (label) => axis({ label, size: 46, values: (u, s) => s.map((v) => (v == null ? '' : fmt(v, 2))) });
+const copySeries = (suffix = '', dash) =>
+  COPIES.map((c) => ({
+    label: `${c}${suffix}`,
+    stroke: (u) => u.pal[c],
+    width: (dash ? 1.5 : 2) * (c === 'rms_sqrt' ? 2.2 : 1),
+    dash,
+    points: { show: false },
+    spanGaps: false,
+  }));
+const fractionAxis = (label) =>
+  axis({ label, size: 46, values: (u, s) => s.map((v) => (v == null ? '' : fmt(v, 2))) });
 
 /**
  * createTrainingCharts(grid, T) adds the five charts to `grid`; `T()` is the run's sequence
@@ -59,7 +76,10 @@ export function createTrainingCharts(grid, T) {
     const box = h('div', { class: 'train-chart' }, h('h4', { class: 'subchart', text: title }));
     grid.append(box);
     const chart = createChart(box, {
-      label, aspect: 0.55, minH: 170, maxH: 260,
+      label,
+      aspect: 0.55,
+      minH: 170,
+      maxH: 260,
       makeOpts: () => ({
         scales: { x: { time: false, range: (u, lo, hi) => [0, Math.max(10, hi ?? 10)] }, y: scaleY },
         axes: [axis({ label: 'step', size: 40 }), yAxis],
@@ -73,31 +93,63 @@ export function createTrainingCharts(grid, T) {
     return entry;
   }
   const hline = (y, text) => (u) => drawHLine(u, typeof y === 'function' ? y() : y, text);
-  const lossChart = addChart('Loss (cross-entropy, nats; log scale)', 'Training loss of each copy against the step, log scale',
-    { distr: 3, log: 10 }, logYAxis('loss'), copySeries(), hline(Math.log(VALUE_TOKENS), `chance: ln ${VALUE_TOKENS}`));
-  const accChart = addChart('Accuracy', 'Accuracy of each copy against the step',
-    { range: [0, 1] }, fractionAxis('accuracy'), copySeries(), hline(1 / VALUE_TOKENS, `chance: 1/${VALUE_TOKENS}`));
-  const gradChart = addChart('Gradient norm of W_q (solid) and W_k (dashed); log scale', 'Frobenius norm of the gradient of W_q and of W_k for each copy against the step, log scale',
-    { distr: 3, log: 10 }, logYAxis('‖∇W‖'), [...copySeries(' W_q'), ...copySeries(' W_k', [6, 4])]);
-  const entChart = addChart('Attention entropy (nats)', 'Mean attention entropy of each copy against the step, with the ceiling ln T',
-    { range: () => [0, Math.log(T()) * 1.06] }, fractionAxis('entropy (nats)'), copySeries(),
-    (u) => drawHLine(u, Math.log(T()), `ceiling ln T = ${fmt(Math.log(T()), 3)} (uniform)`));
-  const satChart = addChart('Saturated rows (largest weight > 0.99)', 'Fraction of attention rows whose largest weight is above 0.99, each copy, against the step',
-    { range: [0, 1] }, fractionAxis('fraction of rows'), copySeries());
+  const lossChart = addChart(
+    'Loss (cross-entropy, nats; log scale)',
+    'Training loss of each copy against the step, log scale',
+    { distr: 3, log: 10 },
+    logYAxis('loss'),
+    copySeries(),
+    hline(Math.log(VALUE_TOKENS), `chance: ln ${VALUE_TOKENS}`),
+  );
+  const accChart = addChart(
+    'Accuracy',
+    'Accuracy of each copy against the step',
+    { range: [0, 1] },
+    fractionAxis('accuracy'),
+    copySeries(),
+    hline(1 / VALUE_TOKENS, `chance: 1/${VALUE_TOKENS}`),
+  );
+  const gradChart = addChart(
+    'Gradient norm of W_q (solid) and W_k (dashed); log scale',
+    'Frobenius norm of the gradient of W_q and of W_k for each copy against the step, log scale',
+    { distr: 3, log: 10 },
+    logYAxis('‖∇W‖'),
+    [...copySeries(' W_q'), ...copySeries(' W_k', [6, 4])],
+  );
+  const entChart = addChart(
+    'Attention entropy (nats)',
+    'Mean attention entropy of each copy against the step, with the ceiling ln T',
+    { range: () => [0, Math.log(T()) * 1.06] },
+    fractionAxis('entropy (nats)'),
+    copySeries(),
+    (u) => drawHLine(u, Math.log(T()), `ceiling ln T = ${fmt(Math.log(T()), 3)} (uniform)`),
+  );
+  const satChart = addChart(
+    'Saturated rows (largest weight > 0.99)',
+    'Fraction of attention rows whose largest weight is above 0.99, each copy, against the step',
+    { range: [0, 1] },
+    fractionAxis('fraction of rows'),
+    copySeries(),
+  );
 
   /** Every curve from the run's drawable values; false when there is no step to draw yet. */
   function draw(run) {
     const x = run ? run.steps : [];
     const nulls = new Array(x.length).fill(null);
-    const col = (c, m) => (run?.draw[c]?.[m] ?? nulls);
+    const col = (c, m) => run?.draw[c]?.[m] ?? nulls;
     const data = (m) => [x, ...COPIES.map((c) => col(c, m))];
     if (!x.length) {
-      for (const ch of charts) ch.chart.setData([[0, 1], ...Array.from({ length: ch.nSeries }, () => [null, null])]);
+      for (const ch of charts)
+        ch.chart.setData([[0, 1], ...Array.from({ length: ch.nSeries }, () => [null, null])]);
       return false;
     }
     lossChart.chart.setData(data('loss'));
     accChart.chart.setData(data('accuracy'));
-    gradChart.chart.setData([x, ...COPIES.map((c) => col(c, 'gradNormWq')), ...COPIES.map((c) => col(c, 'gradNormWk'))]);
+    gradChart.chart.setData([
+      x,
+      ...COPIES.map((c) => col(c, 'gradNormWq')),
+      ...COPIES.map((c) => col(c, 'gradNormWk')),
+    ]);
     entChart.chart.setData(data('entropy'));
     satChart.chart.setData(data('saturatedFraction'));
     return true;

@@ -2,47 +2,144 @@
 // the measured comparisons to repeat, the trainer's own settings (from the engine's training
 // schema), the copies to train, and the lines that say how the page's values were fitted.
 import { h } from '../../ui/dom.js';
-import { COPY_SCHEMES, STEP_BUTTON_STEPS, TRAIN_PRESETS, FINDINGS_PRESETS } from '../../state/train-state.js';
+import {
+  COPY_SCHEMES,
+  STEP_BUTTON_STEPS,
+  TRAIN_PRESETS,
+  FINDINGS_PRESETS,
+  REACH_ACCURACY,
+  copiesOf,
+  copyLabel,
+} from '../../state/train-state.js';
 
 const SETTING_UI = [
-  { name: 'optimizer', label: 'Optimizer', kind: 'select', options: { adam: 'Adam', sgd: 'SGD (plain)' },
-    hint: 'Adam rescales each weight’s step; plain SGD steps along the raw gradient, so gradient size matters directly.' },
-  { name: 'learningRate', label: 'Learning rate', kind: 'number',
-    hint: 'Adam’s usual 0.001 is the default. Plain SGD needs a far larger rate on this task (about 1).' },
-  { name: 'initScale', label: 'Init scale σ', kind: 'number',
-    hint: 'The std of every embedding component, so every q and k component starts with std σ. σ = 1 is the unit-variance assumption that 1/√d_k is built on; without scaling, the logits start with std σ²·√d_k.' },
-  { name: 'batchSize', label: 'Batch size', kind: 'number', step: 1, hint: 'Sequences per step (each has T queries).' },
-  { name: 'seed', label: 'Seed', kind: 'number', step: 1, hint: 'Picks the starting weights, the batches and the example drawn below.' },
-  { name: 'stopAt', label: 'Pause at step', kind: 'number', step: 1, min: 0, hint: 'Play pauses when the counter reaches this step (0: run until paused).' },
+  {
+    name: 'optimizer',
+    label: 'Optimizer',
+    kind: 'select',
+    options: { adam: 'Adam', sgd: 'SGD (plain)' },
+    hint: 'Adam rescales each weight’s step; plain SGD steps along the raw gradient, so gradient size matters directly.',
+  },
+  {
+    name: 'learningRate',
+    label: 'Learning rate',
+    kind: 'number',
+    hint: 'Adam’s usual 0.001 is the default. Plain SGD needs a far larger rate on this task (about 1).',
+  },
+  {
+    name: 'initScale',
+    label: 'Init scale σ',
+    kind: 'number',
+    hint: 'The std of every embedding component, so every q and k component starts with std σ. σ = 1 is the unit-variance assumption that 1/√d_k is built on; without scaling, the logits start with std σ²·√d_k.',
+  },
+  {
+    name: 'batchSize',
+    label: 'Batch size',
+    kind: 'number',
+    step: 1,
+    hint: 'Sequences per step (each has T queries).',
+  },
+  {
+    name: 'seed',
+    label: 'Seed',
+    kind: 'number',
+    step: 1,
+    hint: 'Picks the starting weights, the batches and the example drawn below.',
+  },
+  {
+    name: 'stopAt',
+    label: 'Pause at step',
+    kind: 'number',
+    step: 1,
+    min: 0,
+    hint: 'Play pauses when the counter reaches this step (0: run until paused).',
+  },
 ];
 
+export /** The line under the settings: what the trainer takes from the page's settings. */
+function fromPageText(c) {
+  const copies = copiesOf(c);
+  return (
+    `From the page’s settings: d_k ${c.dk}, T ${c.seqLen}, precision ${c.precision}; copies: ${copies.map((x) => copyLabel(x, c.scale)).join(', ')}` +
+    `${typeof c.scale === 'number' ? ' (the last: the page’s custom multiplier)' : ' (a custom scaling on the page adds one more)'}.`
+  );
+}
+
 function transportOf(idp, on) {
-  const playBtn = h('button', { type: 'button', class: 'btn train-play', 'data-action': 'play', 'aria-describedby': `${idp}status`, text: 'Play', onclick: on.playOrPause });
-  const stepBtn = h('button', {
-    type: 'button', class: 'btn', 'data-action': 'step', text: `Step +${STEP_BUTTON_STEPS}`,
-    'aria-label': `Step +${STEP_BUTTON_STEPS}: run ${STEP_BUTTON_STEPS} more steps`, onclick: on.step,
+  const playBtn = h('button', {
+    type: 'button',
+    class: 'btn train-play',
+    'data-action': 'play',
+    'aria-describedby': `${idp}status`,
+    text: 'Play',
+    onclick: on.playOrPause,
   });
-  const resetBtn = h('button', { type: 'button', class: 'btn', 'data-action': 'reset', text: 'Reset', 'aria-label': 'Reset: back to the starting weights, step 0', onclick: on.reset });
+  const stepBtn = h('button', {
+    type: 'button',
+    class: 'btn',
+    'data-action': 'step',
+    text: `Step +${STEP_BUTTON_STEPS}`,
+    'aria-label': `Step +${STEP_BUTTON_STEPS}: run ${STEP_BUTTON_STEPS} more steps`,
+    onclick: on.step,
+  });
+  const resetBtn = h('button', {
+    type: 'button',
+    class: 'btn',
+    'data-action': 'reset',
+    text: 'Reset',
+    'aria-label': 'Reset: back to the starting weights, step 0',
+    onclick: on.reset,
+  });
   const stepOut = h('output', { 'data-stat': 'train.step', text: '0' });
   const speedOut = h('output', { 'data-stat': 'train.speed', text: '—' });
-  const el = h('div', { class: 'train-transport', role: 'group', 'aria-label': 'Training' },
-    playBtn, stepBtn, resetBtn,
+  const el = h(
+    'div',
+    { class: 'train-transport', role: 'group', 'aria-label': 'Training' },
+    playBtn,
+    stepBtn,
+    resetBtn,
     h('span', { class: 'train-counter' }, 'step ', stepOut),
-    h('span', { class: 'train-speed', title: 'Steps of all copies per second, wall clock, while playing' }, speedOut, ' steps/s'));
+    h(
+      'span',
+      { class: 'train-speed', title: 'Steps of all copies per second, wall clock, while playing' },
+      speedOut,
+      ' steps/s',
+    ),
+  );
   return { el, playBtn, stepBtn, stepOut, speedOut };
 }
 
 function presetsOf(onPreset) {
   const note = h('p', { class: 'train-preset-note' });
-  const buttons = (list) => h('div', { class: 'train-preset-list' }, list.map((p) => h('button', {
-    type: 'button', class: 'btn small', 'data-train-preset': p.id, text: p.title, onclick: () => onPreset(p),
-  })));
-  const el = h('div', { class: 'train-presets' },
-    h('p', { class: 'train-presets-title', text: 'Repeat a measured comparison (T 32, batch 16, fp32, seed 1, 500 steps):' }),
+  const buttons = (list) =>
+    h(
+      'div',
+      { class: 'train-preset-list' },
+      list.map((p) =>
+        h('button', {
+          type: 'button',
+          class: 'btn small',
+          'data-train-preset': p.id,
+          text: p.title,
+          onclick: () => onPreset(p),
+        }),
+      ),
+    );
+  const el = h(
+    'div',
+    { class: 'train-presets' },
+    h('p', {
+      class: 'train-presets-title',
+      text: 'Repeat a measured comparison (T 32, batch 16, fp32, seed 1, 500 steps):',
+    }),
     buttons(TRAIN_PRESETS),
-    h('p', { class: 'train-presets-title', text: 'The newer schemes (QK-norm, soft-caps, s·ln T), same settings:' }),
+    h('p', {
+      class: 'train-presets-title',
+      text: 'The newer schemes (QK-norm, soft-caps, s·ln T), same settings:',
+    }),
     buttons(FINDINGS_PRESETS),
-    note);
+    note,
+  );
   return { el, note };
 }
 
@@ -50,19 +147,38 @@ function presetsOf(onPreset) {
 function copiesPickerOf(idp, onChange) {
   const boxes = new Map();
   const hintId = `${idp}copies-hint`;
-  const el = h('fieldset', { class: 'control-group train-copies' }, h('legend', { text: 'Copies to train' }),
-    h('div', { class: 'train-copy-list' }, COPY_SCHEMES.map((c) => {
-      const id = `${idp}copy-${c.name}`;
-      const input = h('input', { type: 'checkbox', id, value: c.name, 'data-train-copy': c.name, 'aria-describedby': hintId });
-      input.addEventListener('change', () => onChange(c.name));
-      boxes.set(c.name, input);
-      const sw = h('span', { class: 'swatch solid', 'aria-hidden': 'true' });
-      sw.style.setProperty('--swatch', `var(--c-${c.name})`);
-      return h('label', { for: id, class: 'train-copy' }, input, sw, h('span', { text: c.label }));
-    })),
-    h('p', { class: 'hint', id: hintId, text: 'All copies start from the same weights and see the same batches; they differ only in how they form their logits. '
-      + 'QK-norm normalizes each query and key row (with a learned gain) before 1/√d_k; a soft-cap c turns a logit z into c·tanh(z/c); '
-      + '0.43 ln T multiplies the 1/√d_k logits by 0.43·ln T (Scalable-Softmax). Changing the copies starts the run again.' }));
+  const el = h(
+    'fieldset',
+    { class: 'control-group train-copies' },
+    h('legend', { text: 'Copies to train' }),
+    h(
+      'div',
+      { class: 'train-copy-list' },
+      COPY_SCHEMES.map((c) => {
+        const id = `${idp}copy-${c.name}`;
+        const input = h('input', {
+          type: 'checkbox',
+          id,
+          value: c.name,
+          'data-train-copy': c.name,
+          'aria-describedby': hintId,
+        });
+        input.addEventListener('change', () => onChange(c.name));
+        boxes.set(c.name, input);
+        const sw = h('span', { class: 'swatch solid', 'aria-hidden': 'true' });
+        sw.style.setProperty('--swatch', `var(--c-${c.name})`);
+        return h('label', { for: id, class: 'train-copy' }, input, sw, h('span', { text: c.label }));
+      }),
+    ),
+    h('p', {
+      class: 'hint',
+      id: hintId,
+      text:
+        'All copies start from the same weights and see the same batches; they differ only in how they form their logits. ' +
+        'QK-norm normalizes each query and key row (with a learned gain) before 1/√d_k; a soft-cap c turns a logit z into c·tanh(z/c); ' +
+        '0.43 ln T multiplies the 1/√d_k logits by 0.43·ln T (Scalable-Softmax). Changing the copies starts the run again.',
+    }),
+  );
   return { el, boxes };
 }
 
@@ -75,12 +191,30 @@ export function createTrainingControls(body, idp, on) {
   const status = h('p', { class: 'train-status', id: `${idp}status`, role: 'status', 'aria-live': 'polite' });
   const presets = presetsOf(on.preset);
   const fieldsBox = h('div', { class: 'train-fields' });
-  const settingsBox = h('fieldset', { class: 'control-group train-settings' }, h('legend', { text: 'Training settings' }), fieldsBox);
+  const settingsBox = h(
+    'fieldset',
+    { class: 'control-group train-settings' },
+    h('legend', { text: 'Training settings' }),
+    fieldsBox,
+  );
   const copies = copiesPickerOf(idp, on.copies);
   const fromPage = h('p', { class: 'train-from-page' });
   const adjustBox = h('div', { class: 'train-adjust', role: 'status' }); // the page's values fitted to the trainer
   const notesBox = h('div', { class: 'train-notes', role: 'status' }); // a typed value the panel could not use
-  body.append(h('div', { class: 'train-controls' }, transport.el, status, presets.el, settingsBox, copies.el, fromPage, adjustBox, notesBox));
+  body.append(
+    h(
+      'div',
+      { class: 'train-controls' },
+      transport.el,
+      status,
+      presets.el,
+      settingsBox,
+      copies.el,
+      fromPage,
+      adjustBox,
+      notesBox,
+    ),
+  );
 
   const inputs = new Map();
   /** One control per trainer setting, with the training schema's range. */
@@ -91,17 +225,35 @@ export function createTrainingControls(body, idp, on) {
       const hintId = `${id}-hint`;
       let input;
       if (ui.kind === 'select') {
-        input = h('select', { id, 'aria-describedby': hintId }, (f.values ?? Object.keys(ui.options)).map((v) => h('option', { value: v, text: ui.options[v] ?? v })));
+        input = h(
+          'select',
+          { id, 'aria-describedby': hintId },
+          (f.values ?? Object.keys(ui.options)).map((v) =>
+            h('option', { value: v, text: ui.options[v] ?? v }),
+          ),
+        );
       } else {
         input = h('input', {
-          type: 'number', id, 'aria-describedby': hintId, step: ui.step ?? 'any', inputmode: ui.step ? 'numeric' : 'decimal',
-          min: f.min ?? ui.min, max: f.max,
+          type: 'number',
+          id,
+          'aria-describedby': hintId,
+          step: ui.step ?? 'any',
+          inputmode: ui.step ? 'numeric' : 'decimal',
+          min: f.min ?? ui.min,
+          max: f.max,
         });
       }
       input.addEventListener('change', () => on.setting(ui.name, input.value));
       inputs.set(ui.name, input);
-      fieldsBox.append(h('div', { class: 'control', 'data-train-field': ui.name },
-        h('label', { for: id, text: ui.label }), input, h('p', { class: 'hint', id: hintId, text: ui.hint })));
+      fieldsBox.append(
+        h(
+          'div',
+          { class: 'control', 'data-train-field': ui.name },
+          h('label', { for: id, text: ui.label }),
+          input,
+          h('p', { class: 'hint', id: hintId, text: ui.hint }),
+        ),
+      );
     }
   }
 
@@ -114,11 +266,24 @@ export function createTrainingControls(body, idp, on) {
     if (key === shownNotes) return;
     shownNotes = key;
     adjustBox.replaceChildren(...adjusted.map((l) => h('p', { text: l })));
-    if (fitT) adjustBox.append(h('button', { type: 'button', class: 'btn small', text: 'Set the page’s T to 32', onclick: fitT }));
+    if (fitT)
+      adjustBox.append(
+        h('button', { type: 'button', class: 'btn small', text: 'Set the page’s T to 32', onclick: fitT }),
+      );
     notesBox.replaceChildren();
     if (!typed.length) return;
-    notesBox.append(h('div', { class: 'notice warning' }, h('p', { class: 'notice-title', text: 'Some values were adjusted' }),
-      h('ul', {}, typed.map((l) => h('li', { text: l })))));
+    notesBox.append(
+      h(
+        'div',
+        { class: 'notice warning' },
+        h('p', { class: 'notice-title', text: 'Some values were adjusted' }),
+        h(
+          'ul',
+          {},
+          typed.map((l) => h('li', { text: l })),
+        ),
+      ),
+    );
   }
 
   return {
@@ -132,9 +297,18 @@ export function createTrainingControls(body, idp, on) {
     },
     /** The copies ticked, in the schemes' order. */
     chosenCopies: () => COPY_SCHEMES.map((c) => c.name).filter((n) => copies.boxes.get(n).checked),
-    keepCopy(name) { copies.boxes.get(name).checked = true; },
-    setStatus(text) { status.textContent = text; },
-    setPresetNote(text) { presets.note.textContent = text; },
-    setFromPage(text) { fromPage.textContent = text; },
+    keepCopy(name) {
+      copies.boxes.get(name).checked = true;
+    },
+    setStatus(text) {
+      status.textContent = text;
+    },
+    /** What a preset repeats: the native run's steps to reach REACH_ACCURACY. */
+    showPresetNote(p) {
+      presets.note.textContent = `${p.title}${p.title.endsWith('?') ? '' : ':'} the native run of the same settings reached ${100 * REACH_ACCURACY}% at steps ${p.measured}. This run repeats it.`;
+    },
+    setFromPage(text) {
+      fromPage.textContent = text;
+    },
   };
 }

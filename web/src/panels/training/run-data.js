@@ -7,11 +7,21 @@ const LOG_SCALE = new Set(['loss', 'gradNormWq', 'gradNormWk']);
 const perCopy = (copies, make) => Object.fromEntries(copies.map((c) => [c, make(c)]));
 const perMetric = () => Object.fromEntries(METRICS.map((m) => [m, []]));
 
+/** The page's fields that the trainer uses. */
+export const pageFieldsOf = (c) => ({
+  dk: c.dk,
+  seqLen: c.seqLen,
+  precision: c.precision,
+  saturate: c.saturate,
+  scale: typeof c.scale === 'number' ? c.scale : null,
+});
+
 /** An empty run of trainer config `cfg`: { cfg, steps, copies, draw, reached, reachState }. */
 export function newRun(cfg) {
   const copies = copiesOf(cfg);
   return {
-    cfg, steps: [],
+    cfg,
+    steps: [],
     copies: perCopy(copies, perMetric),
     draw: perCopy(copies, perMetric),
     reached: perCopy(copies, () => null),
@@ -26,7 +36,9 @@ export function appendSteps(run, m) {
   for (const c of Object.keys(run.copies)) {
     const src = m.copies[c];
     for (const k of METRICS) {
-      const raw = run.copies[c][k], dr = run.draw[c][k], a = src[k];
+      const raw = run.copies[c][k],
+        dr = run.draw[c][k],
+        a = src[k];
       const positive = LOG_SCALE.has(k);
       for (let i = 0; i < n; i++) {
         const v = a[i];
@@ -42,8 +54,11 @@ export function appendSteps(run, m) {
 export function csvRows(run) {
   if (!run) return [['# no steps yet']];
   const copies = Object.keys(run.copies);
-  const rows = [[`# ${describeRun(run.cfg)}; copies ${copies.map((c) => copyLabel(c, run.cfg.scale)).join(', ')}`]];
+  const rows = [
+    [`# ${describeRun(run.cfg)}; copies ${copies.map((c) => copyLabel(c, run.cfg.scale)).join(', ')}`],
+  ];
   rows.push(['step', ...copies.flatMap((c) => METRICS.map((m) => `${c}.${m}`))]);
-  for (let i = 0; i < run.steps.length; i++) rows.push([run.steps[i], ...copies.flatMap((c) => METRICS.map((m) => run.copies[c][m][i]))]);
+  for (let i = 0; i < run.steps.length; i++)
+    rows.push([run.steps[i], ...copies.flatMap((c) => METRICS.map((m) => run.copies[c][m][i]))]);
   return rows;
 }

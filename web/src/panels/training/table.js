@@ -5,18 +5,36 @@ import { fmt } from '../../ui/format.js';
 import { REACH_ACCURACY, copyLabel } from '../../state/train-state.js';
 
 const TABLE_COLS = [
-  ['loss', 'loss'], ['accuracy', 'accuracy'], ['entropy', 'entropy (nats)'], ['saturatedFraction', 'saturated rows'],
-  ['gradNormWq', '‖∇W_q‖'], ['gradNormWk', '‖∇W_k‖'], ['stepTo90', `${100 * REACH_ACCURACY}% at step`],
+  ['loss', 'loss'],
+  ['accuracy', 'accuracy'],
+  ['entropy', 'entropy (nats)'],
+  ['saturatedFraction', 'saturated rows'],
+  ['gradNormWq', '‖∇W_q‖'],
+  ['gradNormWk', '‖∇W_k‖'],
+  ['stepTo90', `${100 * REACH_ACCURACY}% at step`],
 ];
 
 /** createTrainingTable(body, idp) appends the table and the summary. → { build(copies, scale), fill(run), summaryEl }. */
 export function createTrainingTable(body, idp) {
   // Scrolls sideways on a narrow screen: focusable and named, so a keyboard can scroll it too.
-  const tableWrap = h('div', { class: 'train-table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Training numbers (scrollable table)' });
+  const tableWrap = h('div', {
+    class: 'train-table-wrap',
+    tabindex: '0',
+    role: 'region',
+    'aria-label': 'Training numbers (scrollable table)',
+  });
   const summaryEl = h('p', { class: 'train-summary', 'data-train-summary': '' });
-  body.append(h('h4', { class: 'subchart', text: 'Numbers' }), tableWrap,
-    h('p', { class: 'caption', id: `${idp}table-note`, text: `“${100 * REACH_ACCURACY}% at step”: the first step at which the accuracy averaged over the last 10 steps reached ${REACH_ACCURACY}.` }),
-    h('h4', { class: 'subchart', text: 'What the curves show now' }), summaryEl);
+  body.append(
+    h('h4', { class: 'subchart', text: 'Numbers' }),
+    tableWrap,
+    h('p', {
+      class: 'caption',
+      id: `${idp}table-note`,
+      text: `“${100 * REACH_ACCURACY}% at step”: the first step at which the accuracy averaged over the last 10 steps reached ${REACH_ACCURACY}.`,
+    }),
+    h('h4', { class: 'subchart', text: 'What the curves show now' }),
+    summaryEl,
+  );
   let copiesKey = '';
   const cells = new Map();
 
@@ -28,24 +46,56 @@ export function createTrainingTable(body, idp) {
       if (key === copiesKey) return;
       copiesKey = key;
       cells.clear();
-      const tbody = h('tbody', {}, copies.map((c) => h('tr', {}, h('th', { scope: 'row', text: copyLabel(c, scale) }),
-        TABLE_COLS.map(([m]) => {
-          const td = h('td', { 'data-stat': `train.${c}.${m}`, text: '—' });
-          cells.set(`${c}.${m}`, td);
-          return td;
-        }))));
-      tableWrap.replaceChildren(h('table', { class: 'variants train-table', 'aria-describedby': `${idp}table-note` },
-        h('caption', { text: 'Each copy at the latest step' }),
-        h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'copy' }), TABLE_COLS.map(([, t]) => h('th', { scope: 'col', text: t })))),
-        tbody));
+      const tbody = h(
+        'tbody',
+        {},
+        copies.map((c) =>
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'row', text: copyLabel(c, scale) }),
+            TABLE_COLS.map(([m]) => {
+              const td = h('td', { 'data-stat': `train.${c}.${m}`, text: '—' });
+              cells.set(`${c}.${m}`, td);
+              return td;
+            }),
+          ),
+        ),
+      );
+      tableWrap.replaceChildren(
+        h(
+          'table',
+          { class: 'variants train-table', 'aria-describedby': `${idp}table-note` },
+          h('caption', { text: 'Each copy at the latest step' }),
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              h('th', { scope: 'col', text: 'copy' }),
+              TABLE_COLS.map(([, t]) => h('th', { scope: 'col', text: t })),
+            ),
+          ),
+          tbody,
+        ),
+      );
     },
     /** Each cell from the run's latest step ('—' before the first). */
     fill(run) {
       const stepsDrawn = run ? run.steps.length : 0;
       for (const [key, td] of cells) {
         const [c, m] = key.split('.');
-        if (!run?.copies[c] || !stepsDrawn) { td.textContent = '—'; continue; }
-        td.textContent = m === 'stepTo90' ? (run.reached[c] == null ? 'not yet' : String(run.reached[c])) : fmt(run.copies[c][m].at(-1));
+        if (!run?.copies[c] || !stepsDrawn) {
+          td.textContent = '—';
+          continue;
+        }
+        td.textContent =
+          m === 'stepTo90'
+            ? run.reached[c] == null
+              ? 'not yet'
+              : String(run.reached[c])
+            : fmt(run.copies[c][m].at(-1));
       }
     },
   };

@@ -6,8 +6,12 @@ export function createTrainers(getEngine, post) {
   const trainers = new Map(); // session → Trainer
 
   function attentionOf(trainer) {
-    const names = trainer.config.copies?.map((c) => c.name)
-      ?? ['none', 'sqrt', 'linear', ...(typeof trainer.config.scale === 'number' ? ['custom'] : [])];
+    const names = trainer.config.copies?.map((c) => c.name) ?? [
+      'none',
+      'sqrt',
+      'linear',
+      ...(typeof trainer.config.scale === 'number' ? ['custom'] : []),
+    ];
     return Object.fromEntries(names.map((c) => [c, trainer.attention(c)]));
   }
 

@@ -17,49 +17,36 @@
 // Every number drawn is a metric the engine measured on that step's batch, before the update.
 // The parts: controls.js (what the reader sets), charts.js, heat.js and table.js (what is drawn),
 // run-data.js (the run as received); this file runs the loop between them and the Worker.
-import { panelFrame } from '../../charts/common.js';
+import { panelFrame } from '../../charts/panel-frame.js';
 import { h, uniquePrefix } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
 import {
-  DEFAULT_COPIES, STEP_BUTTON_STEPS, REACH_ACCURACY, PRESET_PAGE_BASE,
-  copyLabel, defaultSettings, coerceSetting, trainerConfig, trainerKey, copiesOf, describeRun, summarize,
-  settingsFromQuery, settingsToQuery,
+  DEFAULT_COPIES,
+  STEP_BUTTON_STEPS,
+  PRESET_PAGE_BASE,
+  defaultSettings,
+  coerceSetting,
+  trainerConfig,
+  trainerKey,
+  copiesOf,
+  describeRun,
+  summarize,
+  settingsFromQuery,
+  settingsToQuery,
 } from '../../state/train-state.js';
 import { PANEL_META } from '../meta.js';
-import { createTrainingControls } from './controls.js';
-import { createTrainingCharts } from './charts.js';
+import { createTrainingControls, fromPageText } from './controls.js';
+import { createTrainingCharts, legendFor } from './charts.js';
 import { createTrainingHeat } from './heat.js';
 import { createTrainingTable } from './table.js';
-import { newRun, appendSteps, csvRows } from './run-data.js';
+import { newRun, appendSteps, csvRows, pageFieldsOf } from './run-data.js';
+import { createPacing } from './pacing.js';
 
 export const meta = PANEL_META.training;
 
-const CHUNK_MS = 50; // Worker time per chunk (bounds the delay of Pause)
-const MAX_CHUNK = 100;
-const FIRST_CHUNK = 10;
 const DRAW_EVERY_MS = 120; // chart redraws while playing
 const SUMMARY_EVERY_MS = 1000;
 const ATTENTION_EVERY_MS = 400; // heatmaps refresh at most this often while playing
-const SPEED_WINDOW_MS = 1500;
-
-function legendFor(copies, scale) {
-  return [
-    ...copies.map((c) => ({ color: `c-${c}`, label: copyLabel(c, scale) })),
-    { color: 'fg', label: 'W_q (gradient chart)' },
-    { color: 'fg', label: 'W_k (gradient chart)', dash: 'dashed' },
-    { color: 'c-theory', label: 'chance / ceiling', dash: 'dashed' },
-  ];
-}
-
-/** The line under the settings: what the trainer takes from the page's settings. */
-function fromPageText(c) {
-  const copies = copiesOf(c);
-  return `From the page’s settings: d_k ${c.dk}, T ${c.seqLen}, precision ${c.precision}; copies: ${copies.map((x) => copyLabel(x, c.scale)).join(', ')}`
-    + `${typeof c.scale === 'number' ? ' (the last: the page’s custom multiplier)' : ' (a custom scaling on the page adds one more)'}.`;
-}
-
-/** The page's fields that the trainer uses. */
-const pageFieldsOf = (c) => ({ dk: c.dk, seqLen: c.seqLen, precision: c.precision, saturate: c.saturate, scale: typeof c.scale === 'number' ? c.scale : null });
 
 export function mount(el, ctx = {}) {
   const { client } = ctx; // the app's engine client: this panel never starts Workers of its own
@@ -78,13 +65,13 @@ export function mount(el, ctx = {}) {
   let playing = false;
   let stepsWanted = 0; // Step button: steps still to run
   let limit = Infinity; // Play pauses at this step
-  let msPerStep = NaN;
-  let lastAttentionAt = 0, chunkHadAttention = false;
+  let lastAttentionAt = 0,
+    chunkHadAttention = false;
   let heat = null; // { T, maps: { copy: Float32Array }, step }
-  let speedSamples = []; // [time, steps, cumulative Worker ms]
-  let workerMs = 0;
-  let stepsPerSec = NaN, engineStepsPerSec = NaN;
-  let lastDraw = 0, lastSummary = 0, drawQueued = false;
+  const pacing = createPacing();
+  let lastDraw = 0,
+    lastSummary = 0,
+    drawQueued = false;
   let session = null;
   let pausedNote = null; // the status to show once the last chunk is in: (step) => text
   let failedGen = -1;
@@ -92,11 +79,22 @@ export function mount(el, ctx = {}) {
   const frame = panelFrame(el, {
     name: 'training',
     title: 'Training side by side',
-    description: 'One attention layer learns to look up a value by its key. The copies differ only in the logit scale: same start, same batches, measured every step.',
+    description:
+      'One attention layer learns to look up a value by its key. The copies differ only in the logit scale: same start, same batches, measured every step.',
     legend: legendFor(['none', 'sqrt', 'linear']),
     exports: {
-      png: () => [...lines.charts.map((c) => ({ u: c.chart.u, title: c.title })), ...heatmaps.charts.map((c) => ({ u: c.chart.u, title: `Attention of the fixed example: ${c.label}` }))],
-      legend: () => legendFor(run ? copiesOf(run.cfg) : derived ? copiesOf(derived.cfg) : DEFAULT_COPIES, (run ?? derived)?.cfg.scale),
+      png: () => [
+        ...lines.charts.map((c) => ({ u: c.chart.u, title: c.title })),
+        ...heatmaps.charts.map((c) => ({
+          u: c.chart.u,
+          title: `Attention of the fixed example: ${c.label}`,
+        })),
+      ],
+      legend: () =>
+        legendFor(
+          run ? copiesOf(run.cfg) : derived ? copiesOf(derived.cfg) : DEFAULT_COPIES,
+          (run ?? derived)?.cfg.scale,
+        ),
       csv: () => csvRows(run),
     },
   });
@@ -141,7 +139,10 @@ export function mount(el, ctx = {}) {
     }
   }
   function renderNotes() {
-    const fitT = pageCfg && derived && derived.cfg.seqLen !== pageCfg.seqLen && ctx.setConfig ? () => ctx.setConfig({ seqLen: 32 }) : null;
+    const fitT =
+      pageCfg && derived && derived.cfg.seqLen !== pageCfg.seqLen && ctx.setConfig
+        ? () => ctx.setConfig({ seqLen: 32 })
+        : null;
     controls.showNotes(derived?.notes ?? [], inputNotes, fitT);
   }
   /** New settings (a control, a preset or the URL); `fromUrl` applies them without writing the URL back. */
@@ -188,7 +189,7 @@ export function mount(el, ctx = {}) {
     gen += 1;
     run = null;
     heat = null;
-    speedSamples = [];
+    pacing.clearSamples();
     stepsWanted = 0;
     scheduleDraw(true);
   }
@@ -207,15 +208,15 @@ export function mount(el, ctx = {}) {
   }
   /** The size of the next chunk of steps, or 0 when none is due. */
   function nextChunk() {
-    if (playing) {
-      const n = Number.isFinite(msPerStep) ? Math.round(CHUNK_MS / Math.max(msPerStep, 1e-3)) : FIRST_CHUNK;
-      return Math.max(1, Math.min(MAX_CHUNK, n, limit - stepsDone()));
-    }
-    return stepsWanted > 0 ? Math.min(stepsWanted, MAX_CHUNK) : 0;
+    if (playing) return pacing.chunkSize(stepsDone(), limit);
+    return stepsWanted > 0 ? pacing.stepButtonChunk(stepsWanted) : 0;
   }
   function pump() {
     if (inflight || !derived) return;
-    if (playing && stepsDone() >= limit) { finishPlay(`Paused at step ${stepsDone()} (the “pause at step” setting).`); return; }
+    if (playing && stepsDone() >= limit) {
+      finishPlay(`Paused at step ${stepsDone()} (the “pause at step” setting).`);
+      return;
+    }
     const n = nextChunk();
     if (!n) return;
     ensureRun();
@@ -225,23 +226,14 @@ export function mount(el, ctx = {}) {
     if (attention) lastAttentionAt = now;
     inflight = session.send('step', { n, attention, tag: gen });
   }
-  /** Speeds over the last ~1.5 s: steps per second of wall clock (what the visitor sees), and per
-   * second of Worker compute (the engine alone; for the benchmark). */
-  function measureSpeed(m) {
-    workerMs += m.ms;
-    const now = performance.now();
-    speedSamples.push([now, stepsDone(), workerMs]);
-    while (speedSamples.length > 2 && now - speedSamples[0][0] > SPEED_WINDOW_MS) speedSamples.shift();
-    if (playing && speedSamples.length >= 2) {
-      const [t0, s0, w0] = speedSamples[0];
-      stepsPerSec = ((stepsDone() - s0) * 1000) / (now - t0);
-      engineStepsPerSec = ((stepsDone() - s0) * 1000) / (workerMs - w0);
-      el.dataset.engineStepsPerSec = engineStepsPerSec.toFixed(1);
-    }
-  }
   function onMessage(m) {
     if (m.op === 'step' && m.id === inflight) inflight = 0;
-    if (m.tag !== gen || !run) { pump(); updateButtons(); settle(); return; } // an older run's answer
+    if (m.tag !== gen || !run) {
+      pump();
+      updateButtons();
+      settle();
+      return;
+    } // an older run's answer
     if (m.attention) {
       heat = { T: m.config.seqLen, maps: m.attention, step: m.total };
       heatmaps.paint(heat);
@@ -253,9 +245,8 @@ export function mount(el, ctx = {}) {
       appendSteps(run, m);
       chunkHadAttention = !!m.attention;
       if (!playing) stepsWanted = Math.max(0, stepsWanted - m.step.length);
-      const per = m.ms / m.step.length;
-      msPerStep = Number.isFinite(msPerStep) ? 0.7 * msPerStep + 0.3 * per : per; // sizes the next chunk
-      measureSpeed(m);
+      if (pacing.chunkDone(m, stepsDone(), playing))
+        el.dataset.engineStepsPerSec = pacing.engineStepsPerSec.toFixed(1);
       scheduleDraw();
     }
     pump();
@@ -264,7 +255,10 @@ export function mount(el, ctx = {}) {
   }
   function settle() {
     if (inflight || playing || stepsWanted > 0) return;
-    if (pausedNote) { setStatus(pausedNote(stepsDone())); pausedNote = null; }
+    if (pausedNote) {
+      setStatus(pausedNote(stepsDone()));
+      pausedNote = null;
+    }
     if (!run) return;
     // Idle: make sure the heatmaps show the final weights.
     if (!chunkHadAttention && run.steps.length && live !== null) {
@@ -291,7 +285,10 @@ export function mount(el, ctx = {}) {
     requestAnimationFrame(() => {
       drawQueued = false;
       const now = performance.now();
-      if (!force && playing && now - lastDraw < DRAW_EVERY_MS) { scheduleDraw(); return; }
+      if (!force && playing && now - lastDraw < DRAW_EVERY_MS) {
+        scheduleDraw();
+        return;
+      }
       lastDraw = now;
       draw(force || !playing || now - lastSummary >= SUMMARY_EVERY_MS);
       updateButtons();
@@ -299,7 +296,7 @@ export function mount(el, ctx = {}) {
   }
   function draw(withSummary) {
     controls.stepOut.textContent = String(run?.steps.at(-1) ?? 0);
-    controls.speedOut.textContent = Number.isFinite(stepsPerSec) ? fmt(stepsPerSec, 3) : '—';
+    controls.speedOut.textContent = Number.isFinite(pacing.stepsPerSec) ? fmt(pacing.stepsPerSec, 3) : '—';
     el.dataset.trainSteps = String(stepsDone());
     if (lines.draw(run)) ctx.onDrawn?.('training');
     if (!heat) heatmaps.clear();
@@ -317,15 +314,18 @@ export function mount(el, ctx = {}) {
     controls.stepBtn.disabled = playing;
     // 'busy': paused, but a chunk is still in the Worker (its steps will still land) or its
     // steps are not drawn yet (the counter and the table change at the next frame).
-    el.dataset.trainState = playing ? 'playing' : stepsWanted > 0 || inflight || drawQueued ? 'busy' : 'paused';
+    el.dataset.trainState = playing
+      ? 'playing'
+      : stepsWanted > 0 || inflight || drawQueued
+        ? 'busy'
+        : 'paused';
   }
   function play() {
     if (!derived) return;
     playing = true;
     pausedNote = null;
     limit = settings.stopAt > stepsDone() ? settings.stopAt : Infinity;
-    speedSamples = [[performance.now(), stepsDone(), workerMs]];
-    stepsPerSec = NaN;
+    pacing.startPlaying(stepsDone());
     updateButtons();
     setStatus(`Playing${Number.isFinite(limit) ? ` until step ${limit}` : ''}.`);
     pump();
@@ -378,13 +378,18 @@ export function mount(el, ctx = {}) {
     newGeneration();
     live = null; // a fresh trainer: the preset's run from its first step
     derive();
-    controls.setPresetNote(`${p.title}${p.title.endsWith('?') ? '' : ':'} the native run of the same settings reached ${100 * REACH_ACCURACY}% at steps ${p.measured}. This run repeats it.`);
+    controls.showPresetNote(p);
     play();
   }
 
   // --- start ---
   function init(s) {
-    if (!Array.isArray(s)) { setStatus('Training is not available: the engine did not report its training schema.'); controls.playBtn.disabled = true; controls.stepBtn.disabled = true; return; }
+    if (!Array.isArray(s)) {
+      setStatus('Training is not available: the engine did not report its training schema.');
+      controls.playBtn.disabled = true;
+      controls.stepBtn.disabled = true;
+      return;
+    }
     schema = s;
     settings = defaultSettings(schema);
     controls.buildSettings(schema);
@@ -401,7 +406,8 @@ export function mount(el, ctx = {}) {
 
   return {
     /** The settings in the URL (app.js reads them with the page's fields and writes them back). */
-    urlState: settings && { // null when the engine gave no training schema
+    urlState: settings && {
+      // null when the engine gave no training schema
       /** URL query → notices (as state.js gives them) about the values it had to change. */
       set(search) {
         const { settings: next, notices } = settingsFromQuery(search, schema);

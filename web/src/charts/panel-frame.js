@@ -1,0 +1,105 @@
+// The frame of every chart panel: title, PNG and CSV buttons, description, legend, readouts,
+// caption, progress line and the charts' text alternative; the panel fills in its body.
+import { h } from '../ui/dom.js';
+import { fmt } from '../ui/format.js';
+import { exportPng, downloadCsv } from './export.js';
+
+/**
+ * The panel frame. Returns the elements a panel fills in.
+ * `exports`: { png(): [{u, title}], csv(): { rows, name } }.
+ */
+export function panelFrame(el, { name, title, description, legend = [], readouts = [], exports }) {
+  el.classList.add('panel');
+  el.dataset.panel = name;
+  const titleId = `${el.id || name}-title`;
+  const heading = h('h3', { id: titleId, text: title });
+  const actions = h('div', { class: 'panel-actions' });
+  const body = h('div', { class: 'panel-body' });
+  const legendEl = h('ul', { class: 'legend', 'aria-label': `Legend of ${title}` });
+  const readoutsEl = h('dl', { class: 'readouts' });
+  const caption = h('p', { class: 'caption' });
+  const gaps = h('p', { class: 'caption gaps' });
+  const status = h('p', { class: 'panel-status' }); // sweep progress: visual only (not announced per point)
+  // The charts' text alternative: a short summary of what they show now (setSummary), which every
+  // chart image of the panel points to with aria-describedby. Read by screen readers only (the
+  // caption says the same for the eye); app.js announces it once a change settles.
+  const summaryId = `${el.id || name}-summary`;
+  const summary = h('p', { class: 'panel-summary sr-only', id: summaryId, 'data-panel-summary': '' });
+  el.setAttribute('aria-labelledby', titleId);
+  el.append(
+    h('header', { class: 'panel-head' }, heading, actions),
+    description ? h('p', { class: 'panel-desc', text: description }) : null,
+    body,
+    legendEl,
+    status,
+    gaps,
+    readoutsEl,
+    caption,
+    summary,
+  );
+  setLegend(legendEl, legend);
+
+  const stats = new Map();
+  for (const r of readouts) {
+    const dd = h('dd', { 'data-stat': r.stat, text: '—' });
+    stats.set(r.stat, { dd, r });
+    readoutsEl.append(h('div', { class: 'readout' }, h('dt', { text: r.label, title: r.title ?? null }), dd));
+  }
+
+  if (exports) {
+    actions.append(
+      h('button', {
+        type: 'button',
+        class: 'btn small',
+        text: 'PNG',
+        'aria-label': `Download the ${title} chart as PNG`,
+        onclick: () =>
+          exportPng(el, exports.png(), title, exports.legend?.() ?? legend, `attnscale-${name}.png`),
+      }),
+      h('button', {
+        type: 'button',
+        class: 'btn small',
+        text: 'CSV',
+        'aria-label': `Download the ${title} data as CSV`,
+        onclick: () => {
+          const { rows } = exports.csv();
+          downloadCsv(rows, `attnscale-${name}.csv`);
+        },
+      }),
+    );
+  }
+
+  return {
+    body,
+    legendEl,
+    caption,
+    status,
+    gaps,
+    setLegend: (items) => setLegend(legendEl, items),
+    /** The charts' text alternative, e.g. "σ of the logits 11.3 at d_k = 128, 26% of rows saturated". */
+    setSummary(text) {
+      if (summary.textContent !== text) summary.textContent = text;
+      for (const c of el.querySelectorAll('.chart[role="img"]'))
+        if (!c.hasAttribute('aria-describedby')) c.setAttribute('aria-describedby', summaryId);
+    },
+    /** Write readouts from a result object ('a.b' paths allowed). */
+    setStats(result) {
+      for (const [stat, { dd, r }] of stats) {
+        const v = stat.split('.').reduce((o, k) => (o == null ? undefined : o[k]), result);
+        const text = r.format ? r.format(v, result) : fmt(v);
+        if (dd.textContent !== text) dd.textContent = text; // unchanged text: no relayout
+      }
+    },
+  };
+}
+
+function setLegend(ul, items) {
+  // Colours go through the CSSOM (el.style.setProperty), never a style attribute: strict CSP.
+  ul.replaceChildren(
+    ...items.map((it) => {
+      const sw = h('span', { class: `swatch ${it.dash ?? 'solid'}`, 'aria-hidden': 'true' });
+      sw.style.setProperty('--swatch', `var(--${it.color})`);
+      return h('li', { class: `key ${it.kind ?? 'line'}` }, sw, h('span', { text: it.label }));
+    }),
+  );
+}

@@ -1,0 +1,279 @@
+// The uPlot wrapper every chart uses: a responsive, theme-aware chart (createChart), its palette
+// read from the page's CSS, the axes (linear, log2 for d_k, log10), and the drawing helpers for
+// the layers on top (markers, lines, images). No page globals: everything hangs off the element
+// the chart is mounted in, so charts work the same in the page, in a Shadow DOM and in an embed.
+import './uplot-locale.js'; // before uPlot: it reads navigator.language when it loads
+import uPlot from 'uplot';
+import { h } from '../ui/dom.js';
+import { axisNum } from '../ui/format.js';
+
+export { uPlot };
+
+const PALETTE_VARS = [
+  'bg',
+  'fg',
+  'muted',
+  'grid',
+  'panel',
+  'c-none',
+  'c-sqrt',
+  'c-linear',
+  'c-custom',
+  'c-raw',
+  'c-theory',
+  'c-current',
+  'c-nonfinite',
+  'c-warn',
+  'c-masked',
+  'c-v0',
+  'c-v1',
+  'c-v2',
+  'c-rms_sqrt',
+  'c-layer_sqrt',
+  'c-none_cap5',
+  'c-none_cap50',
+  'c-sqrt_logn',
+];
+
+/** Chart colours from CSS custom properties on (or inherited by) `el`. */
+export function readPalette(el) {
+  const cs = getComputedStyle(el);
+  const p = {};
+  for (const v of PALETTE_VARS) p[v.replace(/^c-/, '')] = cs.getPropertyValue(`--${v}`).trim() || '#888';
+  p.font = cs.getPropertyValue('--chart-font').trim() || '12px system-ui, sans-serif';
+  p.styled = cs.getPropertyValue('--fg').trim() !== '';
+  return p;
+}
+
+// The charts under one root (the document, or a component's shadow root) share their colours.
+// Reading them costs a style recalculation (~2 ms per slider move here), so they are read once per
+// root and kept until a chart is redrawn in full (what a theme change does). A palette read before
+// the stylesheet applied (no --fg yet) is not kept.
+const palettes = new Map();
+function sharedPalette(el) {
+  const root = el.getRootNode();
+  let p = palettes.get(root);
+  if (!p) {
+    p = readPalette(el);
+    if (p.styled) palettes.set(root, p);
+  }
+  return p;
+}
+
+export const scaleColorKey = (scale) => (typeof scale === 'number' ? 'custom' : scale);
+
+/** Colour with alpha, from a #rrggbb or #rgb CSS value. */
+export function alpha(color, a) {
+  const m = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(color);
+  if (!m) return color;
+  let hex = m[1];
+  if (hex.length === 3) hex = [...hex].map((c) => c + c).join('');
+  const n = parseInt(hex, 16);
+  return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${a})`;
+}
+
+/** Axis options in the current theme (colours resolved at draw time). */
+export function axis(extra = {}) {
+  return {
+    stroke: (u) => u.pal.fg,
+    grid: { stroke: (u) => u.pal.grid, width: 1 },
+    ticks: { stroke: (u) => u.pal.grid, width: 1, size: 4 },
+    font: '11px system-ui, sans-serif',
+    labelFont: '12px system-ui, sans-serif',
+    ...extra,
+  };
+}
+
+export const log2Axis = (label) =>
+  axis({
+    label,
+    values: (u, splits) => splits.map((v) => (v == null ? '' : v >= 1024 ? `${v / 1024}k` : String(v))),
+    splits: (u) => {
+      const [lo, hi] = [u.scales.x.min, u.scales.x.max];
+      const out = [];
+      if (!Number.isFinite(hi)) return out;
+      for (let p = 1; p <= hi * 1.0001; p *= 2) if (p >= lo * 0.9999) out.push(p);
+      // every power of two when there is room for its label, else every other one
+      const room = u.bbox.width / devicePixelRatio / Math.max(1, out.length);
+      return room < 34 ? out.filter((_, i) => i % 2 === 0) : out;
+    },
+    filter: (u, splits) => splits,
+    size: 44,
+  });
+
+/**
+ * Ticks of a log10 axis: 1…9 times each power of ten in view (only the powers when many decades
+ * are; uPlot's filter then labels what fits). Replaces uPlot's default log splits, which never end
+ * for some ranges (a tick that is not in its step table is rounded to 0 decimals, i.e. back to 0)
+ * and then throw "Invalid array length" after freezing the page for a second or more.
+ */
+export function log10Splits(u, axisIdx, min, max) {
+  const out = [];
+  if (!(min > 0) || !(max >= min) || !Number.isFinite(max)) return out;
+  const lo = Math.floor(Math.log10(min)),
+    hi = Math.ceil(Math.log10(max));
+  const mults = hi - lo <= 8 ? [1, 2, 3, 4, 5, 6, 7, 8, 9] : [1]; // labels thinned by uPlot's filter
+  const step = Math.max(1, Math.ceil((hi - lo) / 12));
+  for (let e = lo; e <= hi; e += step) {
+    for (const m of mults) {
+      const v = Number((m * 10 ** e).toPrecision(12));
+      if (v >= min * (1 - 1e-9) && v <= max * (1 + 1e-9)) out.push(v);
+    }
+  }
+  return out.length >= 2 ? out : [min, max];
+}
+
+export const logYAxis = (label) =>
+  axis({ label, values: (u, splits) => splits.map(axisNum), splits: log10Splits, size: 56 });
+
+/**
+ * A uPlot filling the width of `host`, height from an aspect ratio, redrawn on resize and theme
+ * change. `makeOpts()` returns uPlot options without width/height. `onDraw(u)` paints a layer on
+ * top (a marker, an image); with `layerOnly`, a copy of the chart as uPlot drew it is kept, so that
+ * redrawLayer() repaints that copy and the layer alone: the same pixels as a full draw, without
+ * drawing the axes and the series again (a slider move changes only the layer).
+ */
+let lastObservedWidth = 480;
+
+export function createChart(
+  host,
+  { label, makeOpts, data, aspect = 0.5, minH = 190, maxH = 340, maxW = Infinity, onDraw, layerOnly = false },
+) {
+  const box = h('div', { class: 'chart', role: 'img', 'aria-label': label });
+  host.append(box);
+  // The first size is a guess (the width the last chart observed): reading clientWidth here would
+  // lay out the whole page once per chart while the panels are being built. The ResizeObserver's
+  // first call, after the next layout, sets the real size before the first frame is painted.
+  const size = (measured = Math.floor(box.clientWidth || host.clientWidth || 320)) => {
+    const w = Math.min(maxW, Math.max(200, measured));
+    const hh = typeof aspect === 'function' ? aspect(w) : w * aspect;
+    return { width: w, height: Math.round(Math.min(maxH, Math.max(minH, hh))) };
+  };
+  const opts = makeOpts();
+  opts.hooks = opts.hooks ?? {};
+  opts.hooks.drawClear = [
+    (u) => {
+      u.pal = sharedPalette(box);
+    },
+    ...(opts.hooks.drawClear ?? []),
+  ];
+  let base = null; // the canvas before onDraw's layer
+  const keepBase = (u) => {
+    const can = u.ctx.canvas;
+    if (!base || base.width !== can.width || base.height !== can.height) {
+      base = document.createElement('canvas');
+      base.width = can.width;
+      base.height = can.height;
+    }
+    copyPixels(base.getContext('2d'), can);
+  };
+  if (onDraw) opts.hooks.draw = [...(opts.hooks.draw ?? []), ...(layerOnly ? [keepBase] : []), onDraw];
+  const first = size(lastObservedWidth);
+  const u = new uPlot({ legend: { show: false }, cursor: { show: false }, ...opts, ...first }, data, box);
+  u.pal = sharedPalette(box);
+  let lastW = first.width;
+  const ro = new ResizeObserver((entries) => {
+    const observed = Math.floor(entries[entries.length - 1].contentRect.width);
+    if (observed > 0) lastObservedWidth = observed;
+    const s = size(observed || undefined);
+    if (s.width !== lastW) {
+      lastW = s.width;
+      u.setSize(s);
+    }
+  });
+  ro.observe(box);
+  return {
+    u,
+    box,
+    setData(d, resetScales = true) {
+      u.setData(d, resetScales);
+    },
+    redraw() {
+      palettes.clear();
+      u.redraw(false, true);
+    },
+    /** Repaint only onDraw's layer (the data, the size and the theme are as last drawn). */
+    redrawLayer() {
+      const can = u.ctx.canvas;
+      if (!base || base.width !== can.width || base.height !== can.height) {
+        u.redraw(false, false);
+        return;
+      }
+      copyPixels(u.ctx, base);
+      onDraw(u);
+    },
+    destroy() {
+      ro.disconnect();
+      u.destroy();
+      box.remove();
+    },
+  };
+}
+
+/** Replaces every pixel of ctx's canvas by those of `from` (same size): an exact copy. */
+function copyPixels(ctx, from) {
+  ctx.save();
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.globalCompositeOperation = 'copy';
+  ctx.globalAlpha = 1;
+  ctx.drawImage(from, 0, 0);
+  ctx.restore();
+}
+
+/** Paints a cell image (one pixel per cell) over the plot area, unsmoothed: the heatmaps. */
+export function drawImageInPlot(u, image) {
+  const { ctx: c, bbox } = u;
+  c.save();
+  c.imageSmoothingEnabled = false;
+  c.drawImage(image, bbox.left, bbox.top, bbox.width, bbox.height);
+  c.restore();
+}
+
+/** Vertical marker lines with a label, drawn inside the plot area of `u` (in a draw hook). */
+export function drawVLine(u, x, { color, dash = [], label, width = 1.5, labelRow = 0 }) {
+  const xs = u.scales.x;
+  if (!(x >= xs.min && x <= xs.max)) return false;
+  const { ctx, bbox } = u;
+  const px = Math.round(u.valToPos(x, 'x', true)) + 0.5;
+  ctx.save();
+  ctx.strokeStyle = color;
+  ctx.lineWidth = width * devicePixelRatio;
+  ctx.setLineDash(dash.map((d) => d * devicePixelRatio));
+  ctx.beginPath();
+  ctx.moveTo(px, bbox.top);
+  ctx.lineTo(px, bbox.top + bbox.height);
+  ctx.stroke();
+  if (label) {
+    ctx.setLineDash([]);
+    ctx.fillStyle = color;
+    ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
+    const tw = ctx.measureText(label).width;
+    const right = px + 4 * devicePixelRatio + tw > bbox.left + bbox.width;
+    ctx.textAlign = right ? 'right' : 'left';
+    ctx.textBaseline = 'top';
+    ctx.fillText(
+      label,
+      px + (right ? -4 : 4) * devicePixelRatio,
+      bbox.top + (4 + 14 * labelRow) * devicePixelRatio,
+    );
+  }
+  ctx.restore();
+  return true;
+}
+
+export function drawDot(u, x, y, { color, r = 5, scale = 'y' }) {
+  if (!Number.isFinite(x) || !Number.isFinite(y)) return;
+  const sx = u.scales.x,
+    sy = u.scales[scale];
+  if (!(x >= sx.min && x <= sx.max && y >= sy.min && y <= sy.max)) return;
+  const { ctx } = u;
+  ctx.save();
+  ctx.fillStyle = color;
+  ctx.strokeStyle = u.pal.bg;
+  ctx.lineWidth = 2 * devicePixelRatio;
+  ctx.beginPath();
+  ctx.arc(u.valToPos(x, 'x', true), u.valToPos(y, scale, true), r * devicePixelRatio, 0, 2 * Math.PI);
+  ctx.fill();
+  ctx.stroke();
+  ctx.restore();
+}
