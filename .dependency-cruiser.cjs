@@ -1,0 +1,138 @@
+// The architecture of web/src as rules (npm run lint, npm test). Data flows one way:
+// engine/ (the engine's JS face) → compute/ (Workers, client, jobs) → state/ → ui/, charts/,
+// panels/<name>/ → app/, embed/, offline/. Each rule's comment says why it holds.
+// The Emscripten glue as imported, before the build has written it (then it does not resolve).
+const GENERATED_GLUE = '(^|/)generated/attnscale-(simd|scalar)\\.mjs$';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'A cycle makes the load order matter and the layers meaningless: a module must be readable, and testable, after what it imports.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment:
+        'Every import names a file or an installed package. The virtual: modules are made by the Vite plugins of the build ' +
+        '(vite.config.js, build-scripts/vite-offline.js) and exist only there; the benchmark pages import the engine by its ' +
+        "URL on the benchmark's server (/web/src/…); the wasm glue (web/generated/) is written by the build, which may not " +
+        'have run yet (npm test lints first).',
+      from: {},
+      to: { couldNotResolve: true, pathNot: ['^virtual:', '^/web/src/', GENERATED_GLUE] },
+    },
+    {
+      name: 'nothing-imports-a-test',
+      severity: 'error',
+      comment:
+        'A test file runs its tests when imported: code that imports one would run them (and depend on what they leave behind).',
+      from: {},
+      to: { path: '\\.test\\.m?js$' },
+    },
+    {
+      name: 'the-page-imports-no-test-code',
+      severity: 'error',
+      comment:
+        'web/ is what the page and the npm package ship: nothing of tests/ may end up in a bundle or the tarball.',
+      from: { path: '^web/' },
+      to: { path: '^tests/' },
+    },
+    {
+      name: 'engine-face-imports-nothing-of-the-page',
+      severity: 'error',
+      comment:
+        "web/src/engine/ is the npm package's main entry, run in Node and in Workers: it may import only itself, the generated " +
+        'wasm glue and wasm-feature-detect (package.json files lists exactly these).',
+      from: { path: '^web/src/engine/' },
+      to: {
+        pathNot: [
+          '^web/src/engine/',
+          '^web/generated/',
+          GENERATED_GLUE,
+          '^node_modules/wasm-feature-detect/',
+        ],
+      },
+    },
+    {
+      name: 'state-imports-no-dom-module',
+      severity: 'error',
+      comment:
+        'The URL state (schema, presets, training settings) is pure data, tested in Node: it may import only state/ and the number ' +
+        'formats (ui/format.js), never a module that touches the DOM.',
+      from: { path: '^web/src/state/' },
+      to: { pathNot: ['^web/src/state/', '^web/src/ui/format\\.js$'] },
+    },
+    {
+      name: 'charts-import-neither-engine-nor-workers',
+      severity: 'error',
+      comment:
+        'A chart draws what it is given: the shared chart helpers and every panel module (its chart) get their data from the app ' +
+        '(mount context, update calls), never by reaching for the engine or the Workers themselves.',
+      from: { path: ['^web/src/charts/', '^web/src/panels/'], pathNot: '-job\\.js$' },
+      to: { path: ['^web/src/engine/', '^web/src/compute/', '-job\\.js$'] },
+    },
+    {
+      name: 'shared-charts-know-no-panel',
+      severity: 'error',
+      comment:
+        'charts/ holds what several panels share; a helper that imported a panel (or the app) would tie every panel to it.',
+      from: { path: '^web/src/charts/' },
+      to: { path: ['^web/src/panels/', '^web/src/app/', '^web/src/embed/'] },
+    },
+    {
+      name: 'a-panel-imports-no-other-panel',
+      severity: 'error',
+      comment:
+        'One feature, one folder: what two panels share goes to charts/ (or state/), so that a panel can change, or be left out of an embed, alone.',
+      from: { path: '^web/src/panels/([^/]+)/' },
+      to: { path: '^web/src/panels/[^/]+/', pathNot: '^web/src/panels/$1/' },
+    },
+    {
+      name: 'shared-ui-knows-no-feature',
+      severity: 'error',
+      comment:
+        'ui/ holds the pieces every part of the page uses (DOM helper, formats, theme, controls); it must not pull in panels, the app or the Workers.',
+      from: { path: '^web/src/ui/' },
+      to: { path: ['^web/src/(panels|charts|app|embed|compute|engine)/'] },
+    },
+    {
+      name: 'compute-imports-no-page-code',
+      severity: 'error',
+      comment:
+        "compute/ runs in the Workers (and their client): it reaches a panel only through the panel's own Worker job (*-job.js), " +
+        'and never a module that touches the DOM, the state or the app.',
+      from: { path: '^web/src/compute/' },
+      to: {
+        path: ['^web/src/(ui|charts|state|app|embed|offline)/', '^web/src/panels/'],
+        pathNot: '-job\\.js$',
+      },
+    },
+    {
+      name: 'worker-jobs-touch-no-dom',
+      severity: 'error',
+      comment:
+        "A Worker job (compute/jobs/, a panel's *-job.js) runs where there is no DOM: it may not import the UI, the charts or uPlot.",
+      from: { path: ['^web/src/compute/jobs/', '-job\\.js$'] },
+      to: { path: ['^web/src/(ui|charts|app|embed|state)/', '^node_modules/uplot/'] },
+    },
+  ],
+  options: {
+    // The packages' own graphs are theirs: an import of a package is checked (resolvable), not followed.
+    doNotFollow: { path: 'node_modules' },
+    // Emscripten's generated glue (web/generated/) is build output, not source.
+    exclude: { path: ['^web/generated/', '^tests/fuzz/', '^tests/output/'] },
+    moduleSystems: ['es6', 'cjs'],
+    // Vite resolves `?worker&url` / `?inline` suffixes; the resolver here strips them the same way, and the package's
+    // export conditions are Node's.
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+    },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
