@@ -1,6 +1,7 @@
 // The steps every scaling of a point shares: sampling the new columns of Q, K, V, G, extending the
 // fp32 products over them, and the raw (or QK-normalized) logits with their statistics.
 #include <algorithm>
+#include <cmath>
 
 #include "engine/point_job/point_job.hpp"
 #include "engine/sampling.hpp"
