@@ -29,6 +29,7 @@ import {
 import { createBackgroundJobs, sweepDks } from './background-jobs.js';
 import { createErrorHandler } from './compute-errors.js';
 import { mountPresetButtons } from './preset-buttons.js';
+import { panelContexts } from './panel-context.js';
 
 /** A dismissable notice box in `noticeEl` (replacing the last one): warnings, or an error. */
 function showNotices(noticeEl, lines, kind = 'warning') {
@@ -119,27 +120,15 @@ export async function createApp({
   let config;
   let lastGood = null; // the last config whose run came back (the charts show it)
   const panels = new Map();
-  let firstDrawn = false;
   const notify = (lines, kind) => showNotices(noticeEl, lines, kind);
 
   // --- panels ---
-  const panelCtx = (name, el) => ({
-    onDrawn() {
-      if (el.dataset.drawn !== 'true') el.dataset.drawn = 'true';
-      if (!firstDrawn) {
-        firstDrawn = true;
-        performance.mark('attnscale:first-chart');
-        root.dispatchEvent(new CustomEvent('attnscale:first-chart', { bubbles: true, composed: true }));
-      }
-    },
-    // For panels that compute on their own (training): the engine client, the training schema,
-    // the page's current config, and a way to change it (as a control would).
+  const panelCtx = panelContexts({
+    root,
     client,
     trainSchema: ready.trainSchema,
-    get config() {
-      return config ? { ...config } : null;
-    },
-    setConfig: (partial) => set(partial),
+    config: () => config,
+    set: (partial) => set(partial),
     onUrlStateChange: () => {
       if (config) publish();
     },
