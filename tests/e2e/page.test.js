@@ -1,6 +1,6 @@
 // End-to-end tests of the page, in headless Debian chromium via playwright-core,
 // against dist/ served on 127.0.0.1 by the test itself. One browser for the whole file.
-// Run: npm run build:web && node --test tests/e2e/
+// Run: npm run build && node --test tests/e2e/
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';

@@ -1,6 +1,6 @@
 // The training panel's pure state (web/src/state/train-state.js) against the real engine: the clamps of
 // the page's values, the one-click comparisons (they must reproduce the numbers they quote, which
-// come from cpp/train/FINDINGS.md), the 90 % rule and the text summary.
+// come from the training findings in docs/science.md), the 90 % rule and the text summary.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bothEngines } from './helpers.js';
