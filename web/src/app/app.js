@@ -6,6 +6,10 @@
 // → Worker (run; sweep and variants only when their inputs changed) → panels.
 // A panel may keep settings of its own in the URL (the training panel): its API's `urlState`
 // { set(query) → notices, query() } is read with the page's fields and written back with them.
+// The charts' library (uPlot and its wrapper) loads with the app, not with the first panel: if it
+// cannot load in this browser, the app's code fails as a whole and the page (load-guard.js) or the
+// component says that the charts could not load, instead of each panel failing on its own.
+import '../charts/uplot-chart.js';
 import { getEngineClient } from '../compute/worker-client.js';
 import {
   parseQuery,
