@@ -135,6 +135,22 @@ const folderBuild = {
         // The component's chunks in assets/, the page's own in assets/page/ (component-chunks.js).
         entryFileNames: component.entryFileNames,
         chunkFileNames: component.chunkFileNames,
+        // The charts' shared code in one chunk: the uPlot wrapper (with uPlot), the panel frame and
+        // its downloads, the sweep's store and the weights' colours. Every panel needs most of it
+        // and the app loads it first, so one file serves them all (and the package ships one). The
+        // DOM helper and the number formats stay chunks of their own: the component's entry and the
+        // controls import them without the charts.
+        codeSplitting: {
+          groups: [
+            { name: 'dom', test: /[\\/]web[\\/]src[\\/]ui[\\/]dom\.js$/, priority: 2 },
+            { name: 'format', test: /[\\/]web[\\/]src[\\/]ui[\\/]format\.js$/, priority: 2 },
+            {
+              name: 'charts',
+              test: /[\\/]web[\\/]src[\\/]charts[\\/](uplot-chart|uplot-locale|panel-frame|export|sweep-store|weight-colors)\.js$|[\\/]node_modules[\\/]uplot[\\/]/,
+              priority: 1,
+            },
+          ],
+        },
       },
     },
   },
