@@ -73,7 +73,7 @@ await page.goto(benchUrl);
 await page.evaluate(async (src) => {
   const { createEngine: ce } = await import('/web/src/engine/engine.js');
   window.engine = await ce();
-  window.timeTrainer = (0, eval)(`(${src})`); // eslint-disable-line no-eval
+  window.timeTrainer = (0, eval)(`(${src})`);
 }, timeTrainer.toString());
 const chromiumInfo = await page.evaluate(() => ({ ...window.engine.info, ua: navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0] }));
 

@@ -19,6 +19,7 @@ export const PAYLOADS = [
   '" onmouseover="alert(8)" x="',
   '&lt;img src=x onerror=alert(9)&gt;',
   '%3Cimg%20src%3Dx%20onerror%3Dalert(10)%3E',
+  // eslint-disable-next-line no-template-curly-in-string -- a template-injection payload, meant literally
   '${alert(11)}{{constructor.constructor("alert(12)")()}}',
   '<base href="javascript:alert(13)//">',
   '<meta http-equiv="refresh" content="0;url=javascript:alert(14)">',

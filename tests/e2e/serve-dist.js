@@ -78,7 +78,9 @@ export async function startServer({ root = join(repoRoot, 'dist'), port = 0, hea
       res.writeHead(500).end(String(err));
     }
   });
-  await new Promise((ok) => server.listen(port, '127.0.0.1', ok));
+  await new Promise((ok) => {
+    server.listen(port, '127.0.0.1', ok);
+  });
   const { port: p } = server.address();
   return {
     url: `http://127.0.0.1:${p}${prefix}`,

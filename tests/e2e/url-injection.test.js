@@ -9,7 +9,6 @@
 // come from the URL too).
 import { test, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { watchErrors, waitForApp } from './browser.js';
 import { domFacts, payload, logged } from './hostile.js';

@@ -137,7 +137,7 @@ describe('the page’s state as a reader meets it', { timeout: 300000 }, () => {
     const componentCode = dialog.locator('[data-snippet="web component"] textarea');
     assert.match(await iframeCode.inputValue(), /embed\.html\?panel=spread" title=/);
     // no attribute but the panel; inside, the fallback link to the full page
-    assert.match(await componentCode.inputValue(), /<attn-scale-demo panel="spread">\n  <a href="[^"?]*index\.html">Open the attnscale demo<\/a>\n<\/attn-scale-demo>/);
+    assert.match(await componentCode.inputValue(), /<attn-scale-demo panel="spread">\n {2}<a href="[^"?]*index\.html">Open the attnscale demo<\/a>\n<\/attn-scale-demo>/);
     await page.keyboard.press('Escape');
 
     // Change a page field and a training setting, then embed the training panel.
@@ -148,7 +148,7 @@ describe('the page’s state as a reader meets it', { timeout: 300000 }, () => {
     await dialog.getByLabel('Training side by side').check();
     const iframe = await iframeCode.inputValue();
     assert.match(iframe, /embed\.html\?panel=spread,training&amp;dk=256&amp;seqLen=32&amp;trainInitScale=2" title=/);
-    assert.match(await componentCode.inputValue(), /<attn-scale-demo panel="spread,training" dk="256" seq-len="32">\n  <a href="[^"?]*index\.html\?dk=256&amp;seqLen=32&amp;trainInitScale=2">Open the attnscale demo<\/a>\n<\/attn-scale-demo>/);
+    assert.match(await componentCode.inputValue(), /<attn-scale-demo panel="spread,training" dk="256" seq-len="32">\n {2}<a href="[^"?]*index\.html\?dk=256&amp;seqLen=32&amp;trainInitScale=2">Open the attnscale demo<\/a>\n<\/attn-scale-demo>/);
     assert.match(await dialog.locator('.embed-summary').textContent(), /training settings go in the iframe only/);
 
     // The iframe's URL restores the training setting in embed.html.

@@ -19,7 +19,7 @@ test('at the default settings the snippets name no setting', () => {
   assert.equal(s.embedUrl, `${BASE}embed.html?panel=spread`);
   assert.match(s.iframe, /<iframe src="https:\/\/example\.org\/attnscale\/embed\.html\?panel=spread" /);
   // the element holds a link to the full page, its fallback when the script cannot load
-  assert.match(s.component, /<attn-scale-demo panel="spread">\n  <a href="https:\/\/example\.org\/attnscale\/index\.html">Open the attnscale demo<\/a>\n<\/attn-scale-demo>/);
+  assert.match(s.component, /<attn-scale-demo panel="spread">\n {2}<a href="https:\/\/example\.org\/attnscale\/index\.html">Open the attnscale demo<\/a>\n<\/attn-scale-demo>/);
   assert.equal(s.fullUrl, `${BASE}index.html`);
 });
 

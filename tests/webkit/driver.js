@@ -30,7 +30,9 @@ export async function launchWebKit({ width = 1280, height = 900 } = {}) {
   const proc = spawn(WEBKIT_DRIVER, [`--port=${port}`, '--host=127.0.0.1'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   proc.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
-  const exited = new Promise((resolve) => proc.once('exit', resolve));
+  const exited = new Promise((resolve) => {
+    proc.once('exit', resolve);
+  });
   const base = `http://127.0.0.1:${port}`;
 
   async function call(method, path, body) {

@@ -38,7 +38,9 @@ function serve(root) {
       res.writeHead(404).end();
     }
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => resolve(server));
+  });
 }
 
 /** runInChromium({ root, shapes, timing, log }) → { userAgent, peak, shapes } */
@@ -59,7 +61,9 @@ export async function runInChromium({ root, shapes, timing = {}, log = () => {} 
       const state = await page.evaluate(() => globalThis.benchState ?? null);
       if (state?.error) throw new Error(`chromium bench page: ${state.error}`);
       if (state?.done) return state.result;
-      await new Promise((r) => setTimeout(r, 1000));
+      await new Promise((r) => {
+        setTimeout(r, 1000);
+      });
     }
   } finally {
     await context?.close();
