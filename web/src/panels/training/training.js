@@ -95,7 +95,7 @@ export function mount(el, ctx = {}) {
           run ? copiesOf(run.cfg) : derived ? copiesOf(derived.cfg) : DEFAULT_COPIES,
           (run ?? derived)?.cfg.scale,
         ),
-      csv: () => csvRows(run),
+      csv: () => ({ rows: csvRows(run) }),
     },
   });
 
