@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Measures the page's budgets on localhost in headless Debian chromium and prints JSON.
-// Not a test: numbers for the README. Needs a built dist/ (npm run build:web).
+// Not a test: the page budgets of docs/performance.md. Needs a built dist/ (npm run build).
 //   firstChartMs      navigation start → first chart drawn with engine data (median of N cold loads)
 //   transferGzipBytes everything the page transfers on a cold load, gzip, fonts excluded
 //   sweepsCompleteMs  navigation start → every panel of the page's setting complete (every sweep and

@@ -63,7 +63,7 @@ export function getEngineClient({
   return shared;
 }
 
-/** Sweep Workers: ?sweepWorkers=1..4 in the page's URL (a debug knob, see README), else by cores. */
+/** Sweep Workers: ?sweepWorkers=1..4 in the page's URL (a debug knob, see docs/architecture.md), else by cores. */
 function sweepWorkersFromUrl() {
   const search = globalThis.location?.search ?? '';
   return sweepWorkerCount(new URLSearchParams(search).get('sweepWorkers'));

@@ -34,6 +34,9 @@ export interface AttnScaleDemoAttributes {
   std?: string;
   correlation?: string;
   seed?: string;
+  'qk-norm'?: string;
+  softcap?: string;
+  'length-scale'?: string;
 }
 
 export class AttnScaleDemo extends HTMLElement {

@@ -17,7 +17,7 @@ import { coerceField, parseQuery, serializeChanged } from './state.js';
 import { fmt } from '../ui/format.js';
 
 /**
- * The copies the panel can train (engine.train's `copies`; measured in cpp/train/FINDINGS.md under
+ * The copies the panel can train (engine.train's `copies`; measured in the training findings (docs/science.md) under
  * the same names). The custom multiplier of the page adds one more copy, 'custom'.
  */
 export const COPY_SCHEMES = Object.freeze(
@@ -47,7 +47,7 @@ export const METRICS = Object.freeze([
 ]);
 /** Steps the Step button runs. */
 export const STEP_BUTTON_STEPS = 10;
-/** Default of the stop-at setting: the length of the runs in cpp/train/FINDINGS.md. */
+/** Default of the stop-at setting: the length of the runs in the training findings (docs/science.md). */
 export const DEFAULT_STOP_AT = 500;
 /** Value tokens of the task (train.hpp: kValueTokens): chance accuracy 1/16, chance loss ln 16. */
 export const VALUE_TOKENS = 16;
@@ -245,10 +245,10 @@ export function describeRun(cfg) {
 }
 
 /**
- * One-click comparisons: the settings of cpp/train/FINDINGS.md (defaults: T 32, batch 16, Adam
+ * One-click comparisons: the settings of the training findings (docs/science.md) (defaults: T 32, batch 16, Adam
  * 1e-3, fp32, seed 1, 500 steps) with d_k, initScale or the optimizer changed. `page` goes to the
  * page's config, `train` over the panel's defaults. `measured` quotes the native run's steps to
- * 90 % (FINDINGS.md); the run in the page repeats it bit for bit.
+ * 90 % (docs/science.md); the run in the page repeats it bit for bit.
  */
 export const TRAIN_PRESETS = Object.freeze([
   {
@@ -296,7 +296,7 @@ export const TRAIN_PRESETS = Object.freeze([
 ]);
 
 /**
- * The comparisons of the newer schemes (FINDINGS.md, "Beyond 1/√d_k", seed 1): each picks its
+ * The comparisons of the newer schemes (docs/science.md, "Beyond 1/√d_k", seed 1): each picks its
  * copies and asks one question; `measured` quotes the native run of the same settings.
  */
 export const FINDINGS_PRESETS = Object.freeze([
