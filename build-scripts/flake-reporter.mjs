@@ -9,7 +9,10 @@ export default async function* flakeReporter(source) {
     const cause = error?.cause ?? error;
     // assert's messages open with a line such as "Expected values to be strictly equal:": keep the
     // line after it too, which names the values.
-    const lines = String(cause?.message ?? cause ?? 'failed').split('\n').map((l) => l.trim()).filter(Boolean);
+    const lines = String(cause?.message ?? cause ?? 'failed')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
     const message = lines[0].endsWith(':') && lines[1] ? `${lines[0]} ${lines[1]}` : lines[0];
     yield `${JSON.stringify({ file: event.data.file ?? '', name: event.data.name, error: message })}\n`;
   }

@@ -20,7 +20,10 @@ import { startServer } from '../e2e/serve-dist.js';
 import { launchBrowser } from '../e2e/browser.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const arg = (name, dflt) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : dflt; };
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : dflt;
+};
 const ROUNDS = Number(arg('--rounds', 5));
 const STEPS = 100; // per timed batch
 const BATCHES = 5; // timed batches per round and engine
@@ -65,27 +68,38 @@ const page = await browser.newPage();
 const errors = [];
 page.on('pageerror', (e) => errors.push(e.message));
 const benchUrl = `${repoServer.url}__train_bench.html`;
-await page.route(benchUrl, (r) => r.fulfill({
-  contentType: 'text/html',
-  body: `<!doctype html><meta charset="utf-8"><script type="importmap">{"imports":{"wasm-feature-detect":"/node_modules/wasm-feature-detect/dist/esm/index.js"}}</script><body>bench</body>`,
-}));
+await page.route(benchUrl, (r) =>
+  r.fulfill({
+    contentType: 'text/html',
+    body: `<!doctype html><meta charset="utf-8"><script type="importmap">{"imports":{"wasm-feature-detect":"/node_modules/wasm-feature-detect/dist/esm/index.js"}}</script><body>bench</body>`,
+  }),
+);
 await page.goto(benchUrl);
 await page.evaluate(async (src) => {
   const { createEngine: ce } = await import('/web/src/engine/engine.js');
   window.engine = await ce();
   window.timeTrainer = (0, eval)(`(${src})`);
 }, timeTrainer.toString());
-const chromiumInfo = await page.evaluate(() => ({ ...window.engine.info, ua: navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0] }));
+const chromiumInfo = await page.evaluate(() => ({
+  ...window.engine.info,
+  ua: navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0],
+}));
 
 const samples = { native: [], nodeSimd: [], nodeScalar: [], chromiumSimd: [] };
 let nativeInfo = null;
 for (let r = 0; r < ROUNDS; r++) {
   const warm = r === 0 ? 1500 : 300;
   const n = native();
-  if (n) { nativeInfo = n; samples.native.push(n.stepsPerSecMedian); }
+  if (n) {
+    nativeInfo = n;
+    samples.native.push(n.stepsPerSecMedian);
+  }
   samples.nodeSimd.push(median((await timeTrainer(simd, CFG, STEPS, BATCHES, warm)).rates));
   samples.nodeScalar.push(median((await timeTrainer(scalar, CFG, STEPS, BATCHES, warm)).rates));
-  const c = await page.evaluate(({ cfg, steps, batches, warmMs }) => window.timeTrainer(window.engine, cfg, steps, batches, warmMs), { cfg: CFG, steps: STEPS, batches: BATCHES, warmMs: warm });
+  const c = await page.evaluate(
+    ({ cfg, steps, batches, warmMs }) => window.timeTrainer(window.engine, cfg, steps, batches, warmMs),
+    { cfg: CFG, steps: STEPS, batches: BATCHES, warmMs: warm },
+  );
   samples.chromiumSimd.push(median(c.rates));
 }
 await page.close();
@@ -99,18 +113,30 @@ if (!process.argv.includes('--no-page') && existsSync(join(dist, 'index.html')))
   const p = await browser.newPage({ width: 1280, height: 900 });
   p.on('pageerror', (e) => errors.push(e.message));
   await p.goto(`${server.url}?dk=${CFG.dk}&seqLen=${CFG.seqLen}`);
-  await p.waitForFunction(() => document.getElementById('app')?.dataset.state === 'ready', null, { timeout: 60000 });
+  await p.waitForFunction(() => document.getElementById('app')?.dataset.state === 'ready', null, {
+    timeout: 60000,
+  });
   await p.fill('[data-train-field="stopAt"] input', '0');
   await p.press('[data-train-field="stopAt"] input', 'Tab');
   await p.click('[data-panel="training"] [data-action="play"]');
   await p.waitForTimeout(2000); // warm-up (and the Worker's engine start)
-  const read = () => p.evaluate(() => ({ steps: Number(document.querySelector('[data-stat="train.step"]').textContent), t: performance.now() }));
+  const read = () =>
+    p.evaluate(() => ({
+      steps: Number(document.querySelector('[data-stat="train.step"]').textContent),
+      t: performance.now(),
+    }));
   const a = await read();
   await p.waitForTimeout(6000);
   const b = await read();
-  const engineRate = await p.evaluate(() => Number(document.querySelector('[data-panel="training"]').dataset.engineStepsPerSec));
+  const engineRate = await p.evaluate(() =>
+    Number(document.querySelector('[data-panel="training"]').dataset.engineStepsPerSec),
+  );
   await p.click('[data-panel="training"] [data-action="play"]');
-  pageResult = { wallStepsPerSec: round1(((b.steps - a.steps) * 1000) / (b.t - a.t)), workerEngineStepsPerSec: round1(engineRate), stepsTimed: b.steps - a.steps };
+  pageResult = {
+    wallStepsPerSec: round1(((b.steps - a.steps) * 1000) / (b.t - a.t)),
+    workerEngineStepsPerSec: round1(engineRate),
+    stepsTimed: b.steps - a.steps,
+  };
   await p.close();
   await server.close();
 }

@@ -18,7 +18,11 @@ const NO_FAVICON = '<link rel="icon" href="data:,">';
 
 let pkg, browser;
 const servers = [];
-const serve = async (opts) => { const s = await startServer(opts); servers.push(s); return s; };
+const serve = async (opts) => {
+  const s = await startServer(opts);
+  servers.push(s);
+  return s;
+};
 
 before(async () => {
   [pkg, browser] = await Promise.all([packAndInstall(), launchBrowser()]);
@@ -30,33 +34,47 @@ after(async () => {
 });
 
 describe('the installed package in chromium', { timeout: 120000 }, () => {
-  test('a Vite app that imports `attnscale` builds, and served, shows the engine\'s result', async () => {
+  test("a Vite app that imports `attnscale` builds, and served, shows the engine's result", async () => {
     const app = join(pkg.consumer, 'vite-app');
     await mkdir(app);
-    await writeFile(join(app, 'index.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8">${NO_FAVICON}<title>consumer</title></head>
-<body><output id="out">computing…</output><script type="module" src="./main.js"></script></body></html>\n`);
-    await writeFile(join(app, 'main.js'), `import { createEngine } from 'attnscale';
+    await writeFile(
+      join(app, 'index.html'),
+      `<!doctype html><html lang="en"><head><meta charset="utf-8">${NO_FAVICON}<title>consumer</title></head>
+<body><output id="out">computing…</output><script type="module" src="./main.js"></script></body></html>\n`,
+    );
+    await writeFile(
+      join(app, 'main.js'),
+      `import { createEngine } from 'attnscale';
 const out = document.getElementById('out');
 createEngine().then((engine) => {
   const r = engine.run({ dk: 128, scale: 'none' });
   out.dataset.simd = String(engine.info.simd);
   out.dataset.rawLogitStd = String(r.rawLogitStd);
   out.textContent = 'rawLogitStd ' + r.rawLogitStd.toFixed(3);
-}, (err) => { out.dataset.error = err.message; });\n`);
+}, (err) => { out.dataset.error = err.message; });\n`,
+    );
     // Our own Vite (a devDependency) with the app as its root; 'attnscale' resolves from the consumer's node_modules.
     await run(process.execPath, [VITE, 'build', '--logLevel', 'warn'], { cwd: app });
     const site = await serve({ root: join(app, 'dist') });
     const page = await browser.newPage();
     const errors = watchErrors(page);
     await page.goto(site.url);
-    await page.waitForFunction(() => document.getElementById('out').dataset.rawLogitStd || document.getElementById('out').dataset.error, null, { timeout: 60000 });
+    await page.waitForFunction(
+      () =>
+        document.getElementById('out').dataset.rawLogitStd || document.getElementById('out').dataset.error,
+      null,
+      { timeout: 60000 },
+    );
     const out = page.locator('#out');
     assert.equal(await out.getAttribute('data-error'), null);
     assert.equal(await out.getAttribute('data-simd'), 'true');
     // Same tolerance and reason as the Node consumer: seed 1 at T = 256 measures 11.358.
     const std = Number(await out.getAttribute('data-raw-logit-std'));
     assert.ok(Math.abs(std - 11.358) < 0.1, `rawLogitStd ${std}`);
-    assert.ok(site.log.some((r) => r.path.endsWith('.wasm') && r.type === 'application/wasm'), 'the app fetched the wasm');
+    assert.ok(
+      site.log.some((r) => r.path.endsWith('.wasm') && r.type === 'application/wasm'),
+      'the app fetched the wasm',
+    );
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -65,9 +83,12 @@ createEngine().then((engine) => {
     const cdn = await serve({ root: pkg.packageDir, headers: { 'access-control-allow-origin': '*' } });
     const hostDir = join(pkg.tmp, 'host');
     await mkdir(hostDir);
-    await writeFile(join(hostDir, 'index.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8">${NO_FAVICON}<title>a blog</title>
+    await writeFile(
+      join(hostDir, 'index.html'),
+      `<!doctype html><html lang="en"><head><meta charset="utf-8">${NO_FAVICON}<title>a blog</title>
 <script type="module" src="${cdn.url}dist/attn-scale-demo.js"></script></head>
-<body><h1>A post</h1><attn-scale-demo dk="128" scale="none" panel="spread,heatmap"></attn-scale-demo></body></html>\n`);
+<body><h1>A post</h1><attn-scale-demo dk="128" scale="none" panel="spread,heatmap"></attn-scale-demo></body></html>\n`,
+    );
     const host = await serve({ root: hostDir });
     assert.notEqual(new URL(host.url).origin, new URL(cdn.url).origin);
     const page = await browser.newPage();
@@ -83,8 +104,14 @@ createEngine().then((engine) => {
     assert.doesNotMatch(notices, /thread|worker/i, `notices: ${notices}`);
     assert.match(await demo.locator('.as-status').textContent(), /WebAssembly SIMD/);
     const fetched = cdn.log.filter((r) => r.status === 200).map((r) => r.path);
-    assert.ok(fetched.some((p) => p.endsWith('.wasm')), `the Worker fetched the wasm from the package: ${fetched}`);
-    assert.ok(fetched.every((p) => p.startsWith('/dist/')), `only dist/ files were needed: ${fetched}`);
+    assert.ok(
+      fetched.some((p) => p.endsWith('.wasm')),
+      `the Worker fetched the wasm from the package: ${fetched}`,
+    );
+    assert.ok(
+      fetched.every((p) => p.startsWith('/dist/')),
+      `only dist/ files were needed: ${fetched}`,
+    );
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -11,8 +11,11 @@ import { repoRoot } from '../e2e/serve-dist.js';
 const run = promisify(execFile);
 // Under `npm test` the environment carries npm's own settings for this checkout (npm_config_local_prefix
 // among them), which would make `npm install` write into the repository: start each npm clean.
-const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_|^INIT_CWD$/i.test(k)));
-const npm = (args, cwd) => run('npm', args, { cwd, maxBuffer: 64 << 20, env: { ...cleanEnv, npm_config_update_notifier: 'false' } });
+const cleanEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => !/^npm_|^INIT_CWD$/i.test(k)),
+);
+const npm = (args, cwd) =>
+  run('npm', args, { cwd, maxBuffer: 64 << 20, env: { ...cleanEnv, npm_config_update_notifier: 'false' } });
 
 /**
  * packAndInstall() → { tmp, tarball, pack, consumer, packageDir, dispose() }. `pack` is npm's own
@@ -29,10 +32,19 @@ export async function packAndInstall() {
   // npm prints the prepack script's banner before the JSON report.
   const [pack] = JSON.parse(stdout.slice(stdout.indexOf('[')));
   const tarball = join(packDir, pack.filename);
-  await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'attnscale-consumer', private: true, type: 'module' }));
-  await npm(['install', '--no-audit', '--no-fund', '--prefer-offline', '--prefix', consumer, tarball], consumer);
+  await writeFile(
+    join(consumer, 'package.json'),
+    JSON.stringify({ name: 'attnscale-consumer', private: true, type: 'module' }),
+  );
+  await npm(
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', '--prefix', consumer, tarball],
+    consumer,
+  );
   return {
-    tmp, tarball, pack, consumer,
+    tmp,
+    tarball,
+    pack,
+    consumer,
     packageDir: join(consumer, 'node_modules', 'attnscale'),
     dispose: () => rm(tmp, { recursive: true, force: true }),
   };

@@ -18,29 +18,62 @@ const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const TSC = join(repoRoot, 'node_modules', '.bin', 'tsc');
 
 let pkg;
-before(async () => { pkg = await packAndInstall(); });
-after(async () => { await pkg?.dispose(); });
+before(async () => {
+  pkg = await packAndInstall();
+});
+after(async () => {
+  await pkg?.dispose();
+});
 
 describe('npm package', { timeout: 120000 }, () => {
   test('the tarball ships the engine, both wasm builds, the built component and its assets, types, README, LICENSE; nothing else', async (t) => {
     const files = pkg.pack.files.map((f) => f.path).sort();
-    t.diagnostic(`tarball ${pkg.pack.filename}: ${pkg.pack.size} B packed, ${pkg.pack.unpackedSize} B unpacked, ${pkg.pack.entryCount} files`);
+    t.diagnostic(
+      `tarball ${pkg.pack.filename}: ${pkg.pack.size} B packed, ${pkg.pack.unpackedSize} B unpacked, ${pkg.pack.entryCount} files`,
+    );
     t.diagnostic(`files: ${files.join(', ')}`);
-    for (const f of ['package.json', 'README.md', 'LICENSE', 'web/src/engine/engine.js', 'web/src/engine/support.js', 'web/src/engine/engine.d.ts',
-      'web/src/embed/attn-scale-demo.d.ts', 'dist/attn-scale-demo.js', 'web/generated/attnscale-simd.mjs', 'web/generated/attnscale-simd.wasm',
-      'web/generated/attnscale-scalar.mjs', 'web/generated/attnscale-scalar.wasm']) {
+    for (const f of [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'web/src/engine/engine.js',
+      'web/src/engine/support.js',
+      'web/src/engine/engine.d.ts',
+      'web/src/embed/attn-scale-demo.d.ts',
+      'dist/attn-scale-demo.js',
+      'web/generated/attnscale-simd.mjs',
+      'web/generated/attnscale-simd.wasm',
+      'web/generated/attnscale-scalar.mjs',
+      'web/generated/attnscale-scalar.wasm',
+    ]) {
       assert.ok(files.includes(f), `${f} is missing from the tarball`);
     }
     // The component as built: exactly the files its module graph can fetch (both wasm builds).
-    const closure = (await moduleClosure(join(repoRoot, 'dist'), 'attn-scale-demo.js')).map((f) => `dist/${f}`);
-    assert.ok(closure.filter((f) => f.endsWith('.wasm')).length === 2, `the component reaches both wasm builds: ${closure}`);
-    assert.deepEqual(files.filter((f) => f.startsWith('dist/')), closure, 'shipped dist/ files = what the component loads');
+    const closure = (await moduleClosure(join(repoRoot, 'dist'), 'attn-scale-demo.js')).map(
+      (f) => `dist/${f}`,
+    );
+    assert.ok(
+      closure.filter((f) => f.endsWith('.wasm')).length === 2,
+      `the component reaches both wasm builds: ${closure}`,
+    );
+    assert.deepEqual(
+      files.filter((f) => f.startsWith('dist/')),
+      closure,
+      'shipped dist/ files = what the component loads',
+    );
     // engine.js's own graph (besides wasm-feature-detect, a dependency): all shipped.
-    const engineGraph = (await moduleClosure(join(repoRoot, 'web', 'src'), 'engine/engine.js')).map((f) => join('web/src', f));
+    const engineGraph = (await moduleClosure(join(repoRoot, 'web', 'src'), 'engine/engine.js')).map((f) =>
+      join('web/src', f),
+    );
     assert.equal(engineGraph.length, 6, engineGraph.join(', '));
-    for (const f of engineGraph) assert.ok(files.includes(f), `${f} (imported by engine.js) is missing from the tarball`);
-    const unexpected = files.filter((f) => /^(tests|cpp|build|build-scripts|node_modules|\.github|\.ci)\//.test(f)
-      || /\.(html|css|woff2|cpp|hpp)$/.test(f) || f.includes('corpus'));
+    for (const f of engineGraph)
+      assert.ok(files.includes(f), `${f} (imported by engine.js) is missing from the tarball`);
+    const unexpected = files.filter(
+      (f) =>
+        /^(tests|cpp|build|build-scripts|node_modules|\.github|\.ci)\//.test(f) ||
+        /\.(html|css|woff2|cpp|hpp)$/.test(f) ||
+        f.includes('corpus'),
+    );
     assert.deepEqual(unexpected, [], 'no tests, C++ sources, fuzz corpus, page or offline file');
     // A coarse guard besides the exact lists above: the component's chunks (one per panel, each
     // loaded when mounted) and the engine's files, about 40 in all.
@@ -57,11 +90,13 @@ describe('npm package', { timeout: 120000 }, () => {
     assert.equal(meta.exports['.'].default, meta.main);
     assert.equal(meta.exports['.'].types, meta.types);
     assert.equal(meta.exports['./component'].default, './dist/attn-scale-demo.js');
-    for (const field of ['repository', 'homepage', 'sideEffects', 'engines', 'license']) assert.ok(meta[field], field);
+    for (const field of ['repository', 'homepage', 'sideEffects', 'engines', 'license'])
+      assert.ok(meta[field], field);
   });
 
   test('Node imports `attnscale` from the installed tarball and runs { dk: 128, scale: "none" }', async () => {
-    for (const f of ['node-consumer.mjs', 'ts-literal.js']) await copyFile(join(FIXTURES, f), join(pkg.consumer, f));
+    for (const f of ['node-consumer.mjs', 'ts-literal.js'])
+      await copyFile(join(FIXTURES, f), join(pkg.consumer, f));
     const { stdout } = await run(process.execPath, ['node-consumer.mjs'], { cwd: pkg.consumer });
     const out = JSON.parse(stdout);
     assert.equal(out.info.simd, true);
@@ -72,15 +107,27 @@ describe('npm package', { timeout: 120000 }, () => {
     assert.equal(out.config.scale, 'none');
   });
 
-  test('TypeScript --strict: a correct consumer and the engine\'s real outputs type-check; wrong calls fail', async () => {
-    for (const f of ['good.ts', 'bad.ts', 'tsconfig.json']) await copyFile(join(FIXTURES, f), join(pkg.consumer, f));
+  test("TypeScript --strict: a correct consumer and the engine's real outputs type-check; wrong calls fail", async () => {
+    for (const f of ['good.ts', 'bad.ts', 'tsconfig.json'])
+      await copyFile(join(FIXTURES, f), join(pkg.consumer, f));
     // actual.ts (written by the Node consumer above) holds real results typed with the declarations.
-    const tsc = (project) => run(TSC, ['-p', project, '--pretty', 'false'], { cwd: pkg.consumer }).then(
-      ({ stdout }) => ({ code: 0, out: stdout }), (err) => ({ code: err.code, out: `${err.stdout}${err.stderr}` }));
+    const tsc = (project) =>
+      run(TSC, ['-p', project, '--pretty', 'false'], { cwd: pkg.consumer }).then(
+        ({ stdout }) => ({ code: 0, out: stdout }),
+        (err) => ({ code: err.code, out: `${err.stdout}${err.stderr}` }),
+      );
     for (const resolution of ['bundler', 'node16']) {
       const module = resolution === 'bundler' ? 'esnext' : 'node16';
-      const config = (files) => JSON.stringify({ extends: './tsconfig.json', compilerOptions: { module, moduleResolution: resolution }, files });
-      await writeFile(join(pkg.consumer, `tsconfig.good.${resolution}.json`), config(['good.ts', 'actual.ts']));
+      const config = (files) =>
+        JSON.stringify({
+          extends: './tsconfig.json',
+          compilerOptions: { module, moduleResolution: resolution },
+          files,
+        });
+      await writeFile(
+        join(pkg.consumer, `tsconfig.good.${resolution}.json`),
+        config(['good.ts', 'actual.ts']),
+      );
       await writeFile(join(pkg.consumer, `tsconfig.bad.${resolution}.json`), config(['bad.ts']));
       const good = await tsc(`tsconfig.good.${resolution}.json`);
       assert.equal(good.code, 0, `${resolution}: good.ts and actual.ts must type-check:\n${good.out}`);
@@ -91,7 +138,9 @@ describe('npm package', { timeout: 120000 }, () => {
         const m = line.match(/\/\/ expect (TS\d+)/);
         return m ? [`${i + 1} ${m[1]}`] : [];
       });
-      const got = [...bad.out.matchAll(/^bad\.ts\((\d+),\d+\): error (TS\d+)/gm)].map((m) => `${m[1]} ${m[2]}`);
+      const got = [...bad.out.matchAll(/^bad\.ts\((\d+),\d+\): error (TS\d+)/gm)].map(
+        (m) => `${m[1]} ${m[2]}`,
+      );
       assert.ok(expected.length >= 10);
       assert.deepEqual(got, expected, `${resolution}: tsc's errors on bad.ts:\n${bad.out}`);
     }

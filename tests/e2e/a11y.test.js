@@ -24,26 +24,34 @@ let tmp, server, browser;
 /** True when no CSS transition or animation runs anywhere in the page, shadow roots included. */
 const noTransitionRunning = () => document.getAnimations().every((a) => a.playState !== 'running');
 /** The background colour of each <attn-scale-demo>'s root. */
-const componentBackgrounds = () => [...document.querySelectorAll('attn-scale-demo')]
-  .map((el) => getComputedStyle(el.shadowRoot.querySelector('.as-root')).backgroundColor);
+const componentBackgrounds = () =>
+  [...document.querySelectorAll('attn-scale-demo')].map(
+    (el) => getComputedStyle(el.shadowRoot.querySelector('.as-root')).backgroundColor,
+  );
 /** True once every element's background differs from `before` and no transition runs. */
-const componentsRecoloured = (before) => [...document.querySelectorAll('attn-scale-demo')]
-  .every((el, i) => getComputedStyle(el.shadowRoot.querySelector('.as-root')).backgroundColor !== before[i])
-  && document.getAnimations().every((a) => a.playState !== 'running');
+const componentsRecoloured = (before) =>
+  [...document.querySelectorAll('attn-scale-demo')].every(
+    (el, i) => getComputedStyle(el.shadowRoot.querySelector('.as-root')).backgroundColor !== before[i],
+  ) && document.getAnimations().every((a) => a.playState !== 'running');
 
 before(async () => {
-  await access(join(repoRoot, 'dist', 'attn-scale-demo.js')).catch(() => { throw new Error('dist/ is missing: run `npm run build` first'); });
+  await access(join(repoRoot, 'dist', 'attn-scale-demo.js')).catch(() => {
+    throw new Error('dist/ is missing: run `npm run build` first');
+  });
   await mkdir(OUT, { recursive: true });
   tmp = await mkdtemp(join(tmpdir(), 'attnscale-a11y-'));
   await cp(join(repoRoot, 'dist'), tmp, { recursive: true });
   // An ordinary, accessible host page, so that what axe finds is the component's.
-  await writeFile(join(tmp, 'host.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8">
+  await writeFile(
+    join(tmp, 'host.html'),
+    `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><title>A post with a demo</title>
 <script type="module" src="./attn-scale-demo.js"></script></head><body><main><h1>Why scale attention?</h1>
 <p>A paragraph of the host's own text.</p><h2>Try it</h2>
 <attn-scale-demo id="one" panel="spread,entropy,heatmap" controls="all" dk="128" scale="none"></attn-scale-demo>
 <attn-scale-demo id="two" panel="sigma,gradients,precision" controls="dk,scale,precision"></attn-scale-demo>
-</main></body></html>`);
+</main></body></html>`,
+  );
   server = await startServer({ root: tmp });
   browser = await launchBrowser();
 });
@@ -62,12 +70,25 @@ async function open(path, opts = {}) {
 }
 
 async function waitForDemos(page) {
-  await page.waitForFunction(() => [...document.querySelectorAll('attn-scale-demo')].every((el) => {
-    const root = el.shadowRoot?.querySelector('.as-root');
-    const panels = [...(root?.querySelectorAll('[data-panel]') ?? [])];
-    return root?.dataset.state === 'ready' && panels.length && panels.every((p) => p.dataset.drawn === 'true' && !p.classList.contains('is-stale')
-      && !p.querySelector('.panel-status')?.textContent);
-  }), null, { timeout: 90000, polling: 200 });
+  await page.waitForFunction(
+    () =>
+      [...document.querySelectorAll('attn-scale-demo')].every((el) => {
+        const root = el.shadowRoot?.querySelector('.as-root');
+        const panels = [...(root?.querySelectorAll('[data-panel]') ?? [])];
+        return (
+          root?.dataset.state === 'ready' &&
+          panels.length &&
+          panels.every(
+            (p) =>
+              p.dataset.drawn === 'true' &&
+              !p.classList.contains('is-stale') &&
+              !p.querySelector('.panel-status')?.textContent,
+          )
+        );
+      }),
+    null,
+    { timeout: 90000, polling: 200 },
+  );
 }
 
 /** axe-core's serious and critical violations (axe walks open shadow roots itself). */
@@ -75,29 +96,40 @@ async function audit(page) {
   await page.addScriptTag({ path: AXE });
   return page.evaluate(async () => {
     const r = await window.axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(' | ')}`);
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map(
+        (v) =>
+          `${v.id} (${v.impact}): ${v.nodes
+            .slice(0, 3)
+            .map((n) => JSON.stringify(n.target))
+            .join(' | ')}`,
+      );
   });
 }
 
 /** Every chart image under `rootSel` (light DOM or the shadow roots of `hostSel`): name + description. */
-const chartAlternatives = (page, hostSel = null) => page.evaluate((hs) => {
-  const roots = hs ? [...document.querySelectorAll(hs)].map((e) => e.shadowRoot) : [document];
-  const out = [];
-  for (const root of roots) {
-    for (const panel of root.querySelectorAll('[data-panel]')) {
-      for (const chart of panel.querySelectorAll('[role="img"]')) {
-        const ids = (chart.getAttribute('aria-describedby') ?? '').split(/\s+/).filter(Boolean);
-        out.push({
-          panel: panel.dataset.panel,
-          name: chart.getAttribute('aria-label') ?? '',
-          description: ids.map((id) => root.getElementById(id)?.textContent ?? '').join(' ').trim(),
-        });
+const chartAlternatives = (page, hostSel = null) =>
+  page.evaluate((hs) => {
+    const roots = hs ? [...document.querySelectorAll(hs)].map((e) => e.shadowRoot) : [document];
+    const out = [];
+    for (const root of roots) {
+      for (const panel of root.querySelectorAll('[data-panel]')) {
+        for (const chart of panel.querySelectorAll('[role="img"]')) {
+          const ids = (chart.getAttribute('aria-describedby') ?? '').split(/\s+/).filter(Boolean);
+          out.push({
+            panel: panel.dataset.panel,
+            name: chart.getAttribute('aria-label') ?? '',
+            description: ids
+              .map((id) => root.getElementById(id)?.textContent ?? '')
+              .join(' ')
+              .trim(),
+          });
+        }
       }
     }
-  }
-  return out;
-}, hostSel);
+    return out;
+  }, hostSel);
 
 describe('accessibility', { timeout: 300000 }, () => {
   test('axe: the main page in the light theme and in the dark theme (toggle), no serious or critical violation', async () => {
@@ -115,7 +147,10 @@ describe('accessibility', { timeout: 300000 }, () => {
 
   test('axe: embed.html with every panel and every control, light and dark (system)', async () => {
     for (const colorScheme of ['light', 'dark']) {
-      const { page, errors } = await open(`embed.html?panel=${ALL_PANELS}&controls=all&dk=128&scale=none`, { colorScheme, width: 900 });
+      const { page, errors } = await open(`embed.html?panel=${ALL_PANELS}&controls=all&dk=128&scale=none`, {
+        colorScheme,
+        width: 900,
+      });
       await waitForApp(page);
       assert.deepEqual(await audit(page), [], colorScheme);
       if (colorScheme === 'dark') await page.screenshot({ path: join(OUT, 'a11y-dark-embed.png') });
@@ -132,7 +167,9 @@ describe('accessibility', { timeout: 300000 }, () => {
       if (colorScheme === 'light') {
         // theme="dark" on a light page: the element's own dark theme.
         const lightBackgrounds = await page.evaluate(componentBackgrounds);
-        await page.evaluate(() => { for (const el of document.querySelectorAll('attn-scale-demo')) el.setAttribute('theme', 'dark'); });
+        await page.evaluate(() => {
+          for (const el of document.querySelectorAll('attn-scale-demo')) el.setAttribute('theme', 'dark');
+        });
         // Each element has taken its dark colours, and no transition is still on its way there.
         await page.waitForFunction(componentsRecoloured, lightBackgrounds);
         assert.deepEqual(await audit(page), [], 'theme="dark" on a light page');
@@ -151,30 +188,57 @@ describe('accessibility', { timeout: 300000 }, () => {
     await waitForApp(page, { chapter8: true });
     const alts = await chartAlternatives(page);
     const panels = new Set(alts.map((a) => a.panel));
-    for (const p of ['spread', 'sigma', 'entropy', 'gradients', 'heatmap', 'precision']) assert.ok(panels.has(p), `${p} has a chart image`);
+    for (const p of ['spread', 'sigma', 'entropy', 'gradients', 'heatmap', 'precision'])
+      assert.ok(panels.has(p), `${p} has a chart image`);
     for (const a of alts.filter((x) => x.panel !== 'training')) {
       assert.ok(a.name.length > 10, `${a.panel}: name`);
       assert.ok(a.description.length > 20, `${a.panel}: described by a summary (${a.description})`);
     }
     const summary = (name) => page.locator(`[data-panel="${name}"] [data-panel-summary]`).textContent();
     assert.match(await summary('spread'), /d_k = 128.*σ of the raw logits 11\.\d /);
-    assert.match(await summary('sigma'), /σ of the logits fed to the softmax: 11\.\d at d_k = 128 with scaling none\. At d_k = 4096: none 6\d\.?\d*, 1\/√d_k (0\.9|1\.0)\d*, 1\/d_k 0\.01/);
-    assert.match(await summary('entropy'), /at d_k = 128 with scaling none; 2\d(\.\d+)?% of rows saturated\. Saturated rows at d_k = 4096: none [5-9]\d/);
+    assert.match(
+      await summary('sigma'),
+      /σ of the logits fed to the softmax: 11\.\d at d_k = 128 with scaling none\. At d_k = 4096: none 6\d\.?\d*, 1\/√d_k (0\.9|1\.0)\d*, 1\/d_k 0\.01/,
+    );
+    assert.match(
+      await summary('entropy'),
+      /at d_k = 128 with scaling none; 2\d(\.\d+)?% of rows saturated\. Saturated rows at d_k = 4096: none [5-9]\d/,
+    );
     assert.match(await summary('gradients'), /median row/);
     assert.match(await summary('heatmap'), /256 × 256, at d_k = 128/);
-    assert.match(await summary('precision'), /fp32.*non-finite values logits 0, exp 0, weights 0, output 0; every value stays finite/);
+    assert.match(
+      await summary('precision'),
+      /fp32.*non-finite values logits 0, exp 0, weights 0, output 0; every value stays finite/,
+    );
     // One polite live region says what the charts show once the change settles.
     const live = page.locator('[data-live-summary]');
     assert.equal(await live.getAttribute('aria-live'), 'polite');
-    await page.waitForFunction(() => /d_k = 128/.test(document.querySelector('[data-live-summary]').textContent));
+    await page.waitForFunction(() =>
+      /d_k = 128/.test(document.querySelector('[data-live-summary]').textContent),
+    );
     // A keyboard change moves the summaries (and, after it settles, the announcement).
     await page.locator('[data-field="dk"] input[type="range"]').focus();
     await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(() => /d_k = 256.*σ of the raw logits 1[56](\.\d+)? /.test(document.querySelector('[data-panel="spread"] [data-panel-summary]').textContent));
-    await page.waitForFunction(() => /d_k = 256/.test(document.querySelector('[data-live-summary]').textContent), null, { timeout: 10000 });
+    await page.waitForFunction(() =>
+      /d_k = 256.*σ of the raw logits 1[56](\.\d+)? /.test(
+        document.querySelector('[data-panel="spread"] [data-panel-summary]').textContent,
+      ),
+    );
+    await page.waitForFunction(
+      () => /d_k = 256/.test(document.querySelector('[data-live-summary]').textContent),
+      null,
+      { timeout: 10000 },
+    );
     // fp16 without max subtraction: the precision summary names the broken stage.
-    await page.evaluate(() => { history.pushState(null, '', '?dk=128&scale=none&precision=fp16&subtractMax=false'); dispatchEvent(new PopStateEvent('popstate')); });
-    await page.waitForFunction(() => /first broken stage: exp/.test(document.querySelector('[data-panel="precision"] [data-panel-summary]').textContent));
+    await page.evaluate(() => {
+      history.pushState(null, '', '?dk=128&scale=none&precision=fp16&subtractMax=false');
+      dispatchEvent(new PopStateEvent('popstate'));
+    });
+    await page.waitForFunction(() =>
+      /first broken stage: exp/.test(
+        document.querySelector('[data-panel="precision"] [data-panel-summary]').textContent,
+      ),
+    );
     assert.deepEqual(errors, []);
     await page.close();
   });

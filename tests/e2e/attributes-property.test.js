@@ -22,28 +22,87 @@ const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 const FIELD_OF = new Map(schema.map((f) => [kebab(f.name), f]));
 
 // Ordinary values, small enough that every run stays fast (T and d_k at most 256).
-const ordinary = fc.oneof(fc.constantFrom('none', 'sqrt', 'linear', 'fp16', 'bf16', 'fp8e5m2', 'online', 'naive', 'true', 'false', '', '0.5', '-0.3'),
-  fc.integer({ min: 1, max: 256 }).map(String));
+const ordinary = fc.oneof(
+  fc.constantFrom(
+    'none',
+    'sqrt',
+    'linear',
+    'fp16',
+    'bf16',
+    'fp8e5m2',
+    'online',
+    'naive',
+    'true',
+    'false',
+    '',
+    '0.5',
+    '-0.3',
+  ),
+  fc.integer({ min: 1, max: 256 }).map(String),
+);
 const PANEL_VALUES = ['spread', 'heatmap', 'precision', 'spread,heatmap', 'entropy'];
 /** [name, value, hostile]: a config field, panel, controls or theme, with a hostile or an ordinary value. */
-const attribute = fc.oneof(
-  { weight: 5, arbitrary: fc.tuple(fc.constantFrom(...FIELD_OF.keys()), fc.oneof(payload.map((v) => [v, true]), ordinary.map((v) => [v, false]))) },
-  { weight: 1, arbitrary: fc.tuple(fc.constant('panel'), fc.oneof(payload.map((v) => [v, true]), fc.constantFrom(...PANEL_VALUES).map((v) => [v, false]))) },
-  { weight: 1, arbitrary: fc.tuple(fc.constant('controls'), fc.oneof(payload.map((v) => [v, true]), fc.constantFrom('dk,scale', 'all', 'none').map((v) => [v, false]))) },
-  { weight: 1, arbitrary: fc.tuple(fc.constant('theme'), fc.oneof(payload.map((v) => [v, true]), fc.constantFrom('light', 'dark', 'auto').map((v) => [v, false]))) },
-).map(([name, [value, hostile]]) => ({ name, value, hostile }));
+const attribute = fc
+  .oneof(
+    {
+      weight: 5,
+      arbitrary: fc.tuple(
+        fc.constantFrom(...FIELD_OF.keys()),
+        fc.oneof(
+          payload.map((v) => [v, true]),
+          ordinary.map((v) => [v, false]),
+        ),
+      ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(
+        fc.constant('panel'),
+        fc.oneof(
+          payload.map((v) => [v, true]),
+          fc.constantFrom(...PANEL_VALUES).map((v) => [v, false]),
+        ),
+      ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(
+        fc.constant('controls'),
+        fc.oneof(
+          payload.map((v) => [v, true]),
+          fc.constantFrom('dk,scale', 'all', 'none').map((v) => [v, false]),
+        ),
+      ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(
+        fc.constant('theme'),
+        fc.oneof(
+          payload.map((v) => [v, true]),
+          fc.constantFrom('light', 'dark', 'auto').map((v) => [v, false]),
+        ),
+      ),
+    },
+  )
+  .map(([name, [value, hostile]]) => ({ name, value, hostile }));
 const attributes = fc.uniqueArray(attribute, { minLength: 1, maxLength: 5, selector: (a) => a.name });
 
 let tmp, server, browser;
 
 before(async () => {
-  await access(join(repoRoot, 'dist', 'attn-scale-demo.js')).catch(() => { throw new Error('dist/ is missing: run `npm run build` first'); });
+  await access(join(repoRoot, 'dist', 'attn-scale-demo.js')).catch(() => {
+    throw new Error('dist/ is missing: run `npm run build` first');
+  });
   tmp = await mkdtemp(join(tmpdir(), 'attnscale-attrs-'));
   await cp(join(repoRoot, 'dist'), tmp, { recursive: true });
-  await writeFile(join(tmp, 'host.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">
+  await writeFile(
+    join(tmp, 'host.html'),
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">
 <title>Host</title><script type="module" src="./attn-scale-demo.js"></script></head><body><main><h1>Host heading</h1>
 <p id="before">Host text before.</p><div id="slot"><attn-scale-demo id="demo" panel="spread"></attn-scale-demo></div><p id="after">Host text after.</p>
-</main></body></html>`);
+</main></body></html>`,
+  );
   server = await startServer({ root: tmp });
   browser = await launchBrowser();
 });
@@ -59,7 +118,10 @@ async function openHost() {
   const page = await browser.newPage({ reducedMotion: 'reduce', width: 1000 });
   const errors = watchErrors(page);
   const dialogs = [];
-  page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    d.dismiss().catch(() => {});
+  });
   await page.goto(`${server.url}host.html`);
   return { page, errors, dialogs };
 }
@@ -76,8 +138,11 @@ async function settled(page, ctx) {
       const root = el?.shadowRoot?.querySelector('.as-root');
       const panels = [...(root?.querySelectorAll('[data-panel]') ?? [])];
       return {
-        state: root?.dataset.state, config: el?.config ?? null, resultQuery: root?.dataset.resultQuery ?? null,
-        panels: panels.map((p) => p.dataset.panel), drawn: panels.length > 0 && panels.every((p) => p.dataset.drawn === 'true'),
+        state: root?.dataset.state,
+        config: el?.config ?? null,
+        resultQuery: root?.dataset.resultQuery ?? null,
+        panels: panels.map((p) => p.dataset.panel),
+        drawn: panels.length > 0 && panels.every((p) => p.dataset.drawn === 'true'),
         notices: el?.shadowRoot?.querySelector('.as-notices')?.textContent ?? '',
       };
     });
@@ -94,22 +159,44 @@ async function check(page, { errors, dialogs }, baseline, attrs, ctx) {
   // Every hostile value is named in a visible notice inside the element.
   for (const a of attrs.filter((x) => x.hostile)) {
     const field = FIELD_OF.get(a.name)?.name ?? a.name;
-    assert.ok(s.notices.includes(`${field}=`), `${ctx}: a notice names ${field} (${s.notices.slice(0, 300)})`);
+    assert.ok(
+      s.notices.includes(`${field}=`),
+      `${ctx}: a notice names ${field} (${s.notices.slice(0, 300)})`,
+    );
   }
   const facts = await page.evaluate(domFacts);
-  assert.deepEqual(facts.bad.filter((x) => !baseline.bad.includes(x)), [], ctx); // (the host's own data: favicon is in the baseline)
+  assert.deepEqual(
+    facts.bad.filter((x) => !baseline.bad.includes(x)),
+    [],
+    ctx,
+  ); // (the host's own data: favicon is in the baseline)
   assert.deepEqual(facts.counts, baseline.counts, `${ctx}: dangerous element counts`);
   assert.equal(facts.pwned, null, `${ctx}: script ran`);
   // The host page around the element is as it was.
-  assert.deepEqual(await page.evaluate(() => [document.title, document.querySelector('h1').textContent, document.getElementById('before').textContent,
-    document.getElementById('after').textContent, document.body.querySelectorAll('*').length]), baseline.host, `${ctx}: host page`);
+  assert.deepEqual(
+    await page.evaluate(() => [
+      document.title,
+      document.querySelector('h1').textContent,
+      document.getElementById('before').textContent,
+      document.getElementById('after').textContent,
+      document.body.querySelectorAll('*').length,
+    ]),
+    baseline.host,
+    `${ctx}: host page`,
+  );
   assert.deepEqual(dialogs, [], `${ctx}: dialog`);
   assert.deepEqual(errors, [], `${ctx}: errors`);
   return s;
 }
 
-const hostFacts = (page) => page.evaluate(() => [document.title, document.querySelector('h1').textContent, document.getElementById('before').textContent,
-  document.getElementById('after').textContent, document.body.querySelectorAll('*').length]);
+const hostFacts = (page) =>
+  page.evaluate(() => [
+    document.title,
+    document.querySelector('h1').textContent,
+    document.getElementById('before').textContent,
+    document.getElementById('after').textContent,
+    document.body.querySelectorAll('*').length,
+  ]);
 
 describe('hostile attributes on <attn-scale-demo>', { timeout: 300000 }, () => {
   test('changed live on one element: a valid render and a notice per bad value, no markup, no exception', async () => {
@@ -118,19 +205,29 @@ describe('hostile attributes on <attn-scale-demo>', { timeout: 300000 }, () => {
     await settled(page, 'first render');
     const baseline = { ...(await page.evaluate(domFacts)), host: await hostFacts(page) };
     assert.deepEqual(baseline.bad, ['<link href="data:,">']);
-    await fc.assert(fc.asyncProperty(attributes, fc.boolean(), logged(async (attrs, remove) => {
-      const ctx = JSON.stringify(attrs);
-      await page.evaluate((list) => {
-        const el = document.getElementById('demo');
-        for (const { name, value } of list) el.setAttribute(name, value);
-      }, attrs);
-      await check(page, watched, baseline, attrs, ctx);
-      if (remove) {
-        // Removing them again: back to the defaults of those fields, still a valid render.
-        await page.evaluate((list) => { const el = document.getElementById('demo'); for (const { name } of list) el.removeAttribute(name); }, attrs);
-        await check(page, watched, baseline, [], `${ctx} removed`);
-      }
-    })), { numRuns: 40 });
+    await fc.assert(
+      fc.asyncProperty(
+        attributes,
+        fc.boolean(),
+        logged(async (attrs, remove) => {
+          const ctx = JSON.stringify(attrs);
+          await page.evaluate((list) => {
+            const el = document.getElementById('demo');
+            for (const { name, value } of list) el.setAttribute(name, value);
+          }, attrs);
+          await check(page, watched, baseline, attrs, ctx);
+          if (remove) {
+            // Removing them again: back to the defaults of those fields, still a valid render.
+            await page.evaluate((list) => {
+              const el = document.getElementById('demo');
+              for (const { name } of list) el.removeAttribute(name);
+            }, attrs);
+            await check(page, watched, baseline, [], `${ctx} removed`);
+          }
+        }),
+      ),
+      { numRuns: 40 },
+    );
     await page.close();
   });
 
@@ -139,23 +236,33 @@ describe('hostile attributes on <attn-scale-demo>', { timeout: 300000 }, () => {
     const { page } = watched;
     await settled(page, 'first render');
     const baseline = { ...(await page.evaluate(domFacts)), host: await hostFacts(page) };
-    await fc.assert(fc.asyncProperty(attributes, logged(async (attrs) => {
-      const ctx = JSON.stringify(attrs);
-      await page.evaluate((list) => {
-        const el = document.createElement('attn-scale-demo');
-        el.id = 'demo';
-        for (const { name, value } of list) el.setAttribute(name, value);
-        document.getElementById('slot').replaceChildren(el);
-      }, attrs);
-      const s = await check(page, watched, baseline, attrs, ctx);
-      // All at once, the attributes are read exactly as a URL query with the same values.
-      const q = new URLSearchParams();
-      for (const a of attrs) {
-        const f = FIELD_OF.get(a.name);
-        if (f) q.set(f.name, f.type === 'bool' && a.value.trim() === '' ? 'true' : a.value);
-      }
-      assert.equal(serialize(s.config, schema), serialize(parseQuery(q.toString(), schema).config, schema), ctx);
-    })), { numRuns: 15 });
+    await fc.assert(
+      fc.asyncProperty(
+        attributes,
+        logged(async (attrs) => {
+          const ctx = JSON.stringify(attrs);
+          await page.evaluate((list) => {
+            const el = document.createElement('attn-scale-demo');
+            el.id = 'demo';
+            for (const { name, value } of list) el.setAttribute(name, value);
+            document.getElementById('slot').replaceChildren(el);
+          }, attrs);
+          const s = await check(page, watched, baseline, attrs, ctx);
+          // All at once, the attributes are read exactly as a URL query with the same values.
+          const q = new URLSearchParams();
+          for (const a of attrs) {
+            const f = FIELD_OF.get(a.name);
+            if (f) q.set(f.name, f.type === 'bool' && a.value.trim() === '' ? 'true' : a.value);
+          }
+          assert.equal(
+            serialize(s.config, schema),
+            serialize(parseQuery(q.toString(), schema).config, schema),
+            ctx,
+          );
+        }),
+      ),
+      { numRuns: 15 },
+    );
     await page.close();
   });
 });

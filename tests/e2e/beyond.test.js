@@ -38,10 +38,13 @@ describe('chapter 8: beyond √d_k', { timeout: 600000 }, () => {
     assert.ok(Math.abs(layerMean) < 0.1, `mean logit after layer norm: ${layerMean}`);
     assert.ok(rmsMean > 5, `mean logit after RMS norm: ${rmsMean}`);
     // Correlation 0.5: the norm does not restore the law; 1/d_k keeps the largest logit in range.
-    assert.ok(await num(page, 'schemes.correlatedLayer') > 1.5, 'layer-normed σ with correlation');
+    assert.ok((await num(page, 'schemes.correlatedLayer')) > 1.5, 'layer-normed σ with correlation');
     const maxSqrt = await num(page, 'schemes.correlatedSqrtMax');
     const maxLinear = await num(page, 'schemes.correlatedLinearMax');
-    assert.ok(maxSqrt > 10 * maxLinear, `largest logit with correlation: 1/√d_k ${maxSqrt}, 1/d_k ${maxLinear}`);
+    assert.ok(
+      maxSqrt > 10 * maxLinear,
+      `largest logit with correlation: 1/√d_k ${maxSqrt}, 1/d_k ${maxLinear}`,
+    );
     // Attention fading: with 1/√d_k the largest weight falls from T = 64 to 2048; the length factor keeps more of it.
     const corr = [await num(page, 'length.corr.maxFirst'), await num(page, 'length.corr.maxLast')];
     const corrLn = [await num(page, 'length.corrLn.maxFirst'), await num(page, 'length.corrLn.maxLast')];
@@ -50,7 +53,10 @@ describe('chapter 8: beyond √d_k', { timeout: 600000 }, () => {
     assert.ok(corrLn[1] > 5 * corr[1], `with the length factor at T = 2048: ${corrLn[1]} against ${corr[1]}`);
     // Another statistic: the charts are rebuilt, the readouts stay.
     await page.locator('[data-panel="schemes"] .metric-switch button', { hasText: 'entropy' }).click();
-    assert.equal(await page.locator('[data-panel="schemes"] .metric-switch button[aria-pressed="true"]').textContent(), 'entropy (nats)');
+    assert.equal(
+      await page.locator('[data-panel="schemes"] .metric-switch button[aria-pressed="true"]').textContent(),
+      'entropy (nats)',
+    );
     assert.equal(await num(page, 'schemes.shiftedLayer'), layer);
     await page.locator('#beyond').screenshot({ path: join(OUT, 'beyond-1280.png') });
     assert.deepEqual(errors, []);
@@ -58,7 +64,10 @@ describe('chapter 8: beyond √d_k', { timeout: 600000 }, () => {
   });
 
   test('qkNorm, lengthScale and softcap round-trip through the URL, the controls and a preset', async () => {
-    const { page, errors } = await open('?dk=64&qkNorm=layer&lengthScale=0.43&softcap=50', { width: 390, height: 844 });
+    const { page, errors } = await open('?dk=64&qkNorm=layer&lengthScale=0.43&softcap=50', {
+      width: 390,
+      height: 844,
+    });
     await waitForApp(page, { chapter8: true, timeout: 300000 });
     const q = search(page);
     assert.equal(q.get('qkNorm'), 'layer');
@@ -72,20 +81,32 @@ describe('chapter 8: beyond √d_k', { timeout: 600000 }, () => {
     assert.ok(Math.abs(await num(page, 'logitMax')) < 50 && Math.abs(await num(page, 'logitMin')) < 50);
     // A chapter preset sets its fields from the defaults (qkNorm back to none).
     await page.locator('[data-preset="softcap"]').click();
-    await page.waitForFunction(() => /softcap=50/.test(location.search) && /scale=none/.test(location.search) && !/qkNorm=layer/.test(location.search));
+    await page.waitForFunction(
+      () =>
+        /softcap=50/.test(location.search) &&
+        /scale=none/.test(location.search) &&
+        !/qkNorm=layer/.test(location.search),
+    );
     await waitForApp(page, { chapter8: true, timeout: 300000 });
-    assert.ok(await num(page, 'logitMax') < 50, 'capped');
-    assert.ok(await num(page, 'rawLogitStd') > 25, 'the raw logits at d_k = 1024 are not');
+    assert.ok((await num(page, 'logitMax')) < 50, 'capped');
+    assert.ok((await num(page, 'rawLogitStd')) > 25, 'the raw logits at d_k = 1024 are not');
     await page.locator('#beyond').screenshot({ path: join(OUT, 'beyond-390.png') });
     assert.deepEqual(errors, []);
     await page.close();
   });
 
-  test('the chapter\'s panels embed (embed.html), and a benign ResizeObserver report does not read as a load failure', async () => {
+  test("the chapter's panels embed (embed.html), and a benign ResizeObserver report does not read as a load failure", async () => {
     const { page, errors } = await open('embed.html?panel=schemes,length', { width: 900, height: 900 });
     await waitForApp(page, { chapter8: true, timeout: 300000 });
-    await page.waitForFunction(() => [...document.querySelectorAll('[data-panel]')].every((p) => !p.classList.contains('is-stale') && !p.querySelector('.panel-status')?.textContent), null, { timeout: 300000 });
-    assert.ok(Math.abs(await num(page, 'schemes.shiftedLayer') - 1) < 0.05);
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('[data-panel]')].every(
+          (p) => !p.classList.contains('is-stale') && !p.querySelector('.panel-status')?.textContent,
+        ),
+      null,
+      { timeout: 300000 },
+    );
+    assert.ok(Math.abs((await num(page, 'schemes.shiftedLayer')) - 1) < 0.05);
     assert.equal(await page.locator('[data-load-failure]').count(), 0);
     assert.doesNotMatch(await page.locator('#engine-info').textContent(), /could not load/);
     assert.deepEqual(errors, []);

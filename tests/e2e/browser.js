@@ -5,21 +5,45 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // WebUIOmniboxPopup*: headless Chromium 15x otherwise preloads the omnibox popup's WebUI renderer at
 // launch, ~2 s of CPU on this 2-core machine while the first page loads (Puppeteer disables them
 // by default since its PR #15278); a reader's browser has that done long before they open the page.
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
+];
 
 /**
  * launchBrowser() → { browser, newPage(opts), close() }. One browser process; every page gets its
  * own fresh context (no cookies, storage, permissions or download state shared between tests).
  */
 export async function launchBrowser({ args = [] } = {}) {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, ...args] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [...CHROMIUM_ARGS, ...args],
+  });
   return {
     browser,
-    async newPage({ width = 1280, height = 900, colorScheme = 'light', reducedMotion = 'no-preference' } = {}) {
-      const context = await browser.newContext({ viewport: { width, height }, colorScheme, reducedMotion, acceptDownloads: true });
+    async newPage({
+      width = 1280,
+      height = 900,
+      colorScheme = 'light',
+      reducedMotion = 'no-preference',
+    } = {}) {
+      const context = await browser.newContext({
+        viewport: { width, height },
+        colorScheme,
+        reducedMotion,
+        acceptDownloads: true,
+      });
       const page = await context.newPage();
-      page.once('close', () => { context.close().catch(() => {}); });
+      page.once('close', () => {
+        context.close().catch(() => {});
+      });
       return page;
     },
     async close() {
@@ -31,7 +55,9 @@ export async function launchBrowser({ args = [] } = {}) {
 /** Collect console errors and page errors of a page. */
 export function watchErrors(page) {
   const errors = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+  });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   return errors;
 }
@@ -40,7 +66,8 @@ export function watchErrors(page) {
 export const CHAPTER8_PANELS = ['schemes', 'length', 'thresholds'];
 
 /** In the page (self-contained): true once panel `name` has started measuring (its status no longer says it waits to be seen). */
-export const panelStarted = (name) => !/^Measured when/.test(document.querySelector(`[data-panel="${name}"] .panel-status`)?.textContent ?? '');
+export const panelStarted = (name) =>
+  !/^Measured when/.test(document.querySelector(`[data-panel="${name}"] .panel-status`)?.textContent ?? '');
 
 /**
  * Scrolls each named panel into view and keeps it there until it has started measuring
@@ -63,12 +90,22 @@ export async function scrollPanelsIntoView(page, names, { timeout = 60000 } = {}
  * that do not look at them do not wait for them).
  */
 export async function waitForApp(page, { sweeps = true, chapter8 = false, timeout = 60000 } = {}) {
-  await page.waitForFunction(() => document.getElementById('app')?.dataset.state === 'ready', null, { timeout });
+  await page.waitForFunction(() => document.getElementById('app')?.dataset.state === 'ready', null, {
+    timeout,
+  });
   // Chapter 8's panels measure once they come near the viewport: bring each there in turn.
   if (sweeps && chapter8) await scrollPanelsIntoView(page, CHAPTER8_PANELS, { timeout });
   if (sweeps) {
-    await page.waitForFunction((skip) => [...document.querySelectorAll('[data-panel]')].every((p) => skip.includes(p.dataset.panel)
-      || (!p.classList.contains('is-stale') && !p.querySelector('.panel-status')?.textContent)), chapter8 ? [] : CHAPTER8_PANELS, { timeout, polling: 200 });
+    await page.waitForFunction(
+      (skip) =>
+        [...document.querySelectorAll('[data-panel]')].every(
+          (p) =>
+            skip.includes(p.dataset.panel) ||
+            (!p.classList.contains('is-stale') && !p.querySelector('.panel-status')?.textContent),
+        ),
+      chapter8 ? [] : CHAPTER8_PANELS,
+      { timeout, polling: 200 },
+    );
   }
 }
 
@@ -76,12 +113,22 @@ export const stat = (page, name) => page.locator(`[data-stat="${name}"]`).first(
 
 /** Wait until every <attn-scale-demo> on the page is ready and each of its panels has drawn. */
 export async function waitForDemos(page, { timeout = 60000 } = {}) {
-  await page.waitForFunction(() => {
-    const els = [...document.querySelectorAll('attn-scale-demo')];
-    return els.length > 0 && els.every((el) => {
-      const panels = [...(el.shadowRoot?.querySelectorAll('[data-panel]') ?? [])];
-      return el.shadowRoot.querySelector('.as-root')?.dataset.state === 'ready' && panels.length > 0
-        && panels.every((p) => p.dataset.drawn === 'true');
-    });
-  }, null, { timeout, polling: 100 });
+  await page.waitForFunction(
+    () => {
+      const els = [...document.querySelectorAll('attn-scale-demo')];
+      return (
+        els.length > 0 &&
+        els.every((el) => {
+          const panels = [...(el.shadowRoot?.querySelectorAll('[data-panel]') ?? [])];
+          return (
+            el.shadowRoot.querySelector('.as-root')?.dataset.state === 'ready' &&
+            panels.length > 0 &&
+            panels.every((p) => p.dataset.drawn === 'true')
+          );
+        })
+      );
+    },
+    null,
+    { timeout, polling: 100 },
+  );
 }

@@ -30,10 +30,14 @@ async function documentedPolicy() {
 // Every CSP violation, reported by the page itself (first thing in the page).
 const CSP_WATCH = () => {
   window.__csp = [];
-  document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.effectiveDirective} ${e.blockedURI}`));
+  document.addEventListener('securitypolicyviolation', (e) =>
+    window.__csp.push(`${e.effectiveDirective} ${e.blockedURI}`),
+  );
 };
 
-const hostPage = (scriptUrl) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A blog post</title>
+const hostPage = (
+  scriptUrl,
+) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A blog post</title>
 <script type="module" src="${scriptUrl}"></script></head><body><main><h1>A blog post</h1>
 <p>Some text before the demo.</p>
 <attn-scale-demo id="demo" panel="spread,training" dk="128" scale="none"><a href="https://example.org/attnscale/?dk=128&amp;scale=none">${LINK_TEXT}</a></attn-scale-demo>
@@ -54,7 +58,9 @@ async function host(html, headers = {}) {
 }
 
 before(async () => {
-  await access(join(repoRoot, 'dist', 'attn-scale-demo.js')).catch(() => { throw new Error('dist/ is missing: run `npm run build` first'); });
+  await access(join(repoRoot, 'dist', 'attn-scale-demo.js')).catch(() => {
+    throw new Error('dist/ is missing: run `npm run build` first');
+  });
   await mkdir(OUT, { recursive: true });
   tmp = await mkdtemp(join(tmpdir(), 'attnscale-cross-origin-'));
   policy = await documentedPolicy();
@@ -77,30 +83,60 @@ async function open(url) {
   return { page, errors };
 }
 
-const demoState = (page) => page.waitForFunction(() => {
-  const s = document.getElementById('demo').shadowRoot?.querySelector('.as-root')?.dataset.state;
-  return (s === 'ready' || s === 'failed') && s;
-}, null, { timeout: 90000 }).then((h) => h.jsonValue());
+const demoState = (page) =>
+  page
+    .waitForFunction(
+      () => {
+        const s = document.getElementById('demo').shadowRoot?.querySelector('.as-root')?.dataset.state;
+        return (s === 'ready' || s === 'failed') && s;
+      },
+      null,
+      { timeout: 90000 },
+    )
+    .then((h) => h.jsonValue());
 
-const inDemo = (page, sel) => page.evaluate((s) => document.getElementById('demo').shadowRoot.querySelector(s)?.textContent ?? null, sel);
+const inDemo = (page, sel) =>
+  page.evaluate((s) => document.getElementById('demo').shadowRoot.querySelector(s)?.textContent ?? null, sel);
 
 describe('component from another origin', { timeout: 300000 }, () => {
   test('the documented policy for such hosts: charts and training in a real Worker, no violation', async () => {
     const origin = cdn.url.replace(/\/$/, '');
     assert.ok(policy.includes(PLACEHOLDER), `the documented policy names ${PLACEHOLDER}`);
-    const url = await host(hostPage(`${cdn.url}attn-scale-demo.js`), { 'content-security-policy': policy.replaceAll(PLACEHOLDER, origin) });
+    const url = await host(hostPage(`${cdn.url}attn-scale-demo.js`), {
+      'content-security-policy': policy.replaceAll(PLACEHOLDER, origin),
+    });
     const { page, errors } = await open(url);
     assert.equal(await demoState(page), 'ready');
-    await page.waitForFunction(() => document.getElementById('demo').shadowRoot.querySelector('[data-panel="spread"]').dataset.drawn === 'true');
+    await page.waitForFunction(
+      () =>
+        document.getElementById('demo').shadowRoot.querySelector('[data-panel="spread"]').dataset.drawn ===
+        'true',
+    );
     assert.equal(await inDemo(page, '[data-engine-note]'), null, 'no main-thread notice');
-    assert.ok(page.workers().some((w) => w.url().startsWith('blob:')), `a blob: Worker runs: ${page.workers().map((w) => w.url())}`);
+    assert.ok(
+      page.workers().some((w) => w.url().startsWith('blob:')),
+      `a blob: Worker runs: ${page.workers().map((w) => w.url())}`,
+    );
     // The link the host put inside the element is hidden once a chart is drawn.
     assert.equal(await page.locator(`#demo > a`).isVisible(), false);
     // Training runs in a Worker of its own (another blob: Worker).
-    await page.waitForFunction(() => !!document.getElementById('demo').shadowRoot.querySelector('[data-action="step"]'));
-    await page.evaluate(() => document.getElementById('demo').shadowRoot.querySelector('[data-action="step"]').click());
-    await page.waitForFunction(() => document.getElementById('demo').shadowRoot.querySelector('[data-stat="train.step"]').textContent === '10', null, { timeout: 60000 });
-    assert.ok(page.workers().filter((w) => w.url().startsWith('blob:')).length >= 2, 'foreground and training Workers');
+    await page.waitForFunction(
+      () => !!document.getElementById('demo').shadowRoot.querySelector('[data-action="step"]'),
+    );
+    await page.evaluate(() =>
+      document.getElementById('demo').shadowRoot.querySelector('[data-action="step"]').click(),
+    );
+    await page.waitForFunction(
+      () =>
+        document.getElementById('demo').shadowRoot.querySelector('[data-stat="train.step"]').textContent ===
+        '10',
+      null,
+      { timeout: 60000 },
+    );
+    assert.ok(
+      page.workers().filter((w) => w.url().startsWith('blob:')).length >= 2,
+      'foreground and training Workers',
+    );
     assert.ok(Math.abs(parseFloat(await inDemo(page, '[data-stat="rawLogitStd"]')) - 11.36) < 0.05);
     assert.deepEqual(await page.evaluate(() => window.__csp), []);
     assert.deepEqual(errors, []);
@@ -111,7 +147,9 @@ describe('component from another origin', { timeout: 300000 }, () => {
     const origin = cdn.url.replace(/\/$/, '');
     const strict = policy.replaceAll(PLACEHOLDER, origin).replace(/worker-src [^;]*/, "worker-src 'self'");
     assert.notEqual(strict, policy.replaceAll(PLACEHOLDER, origin));
-    const { page } = await open(await host(hostPage(`${cdn.url}attn-scale-demo.js`), { 'content-security-policy': strict }));
+    const { page } = await open(
+      await host(hostPage(`${cdn.url}attn-scale-demo.js`), { 'content-security-policy': strict }),
+    );
     assert.equal(await demoState(page), 'ready');
     const note = await inDemo(page, '[data-engine-note]');
     assert.match(note ?? '', /Content-Security-Policy refused the engine’s Web Worker \(worker-src\)/);
@@ -120,14 +158,21 @@ describe('component from another origin', { timeout: 300000 }, () => {
     await page.close();
   });
 
-  test('the script cannot load: the reader sees the element\'s own link', async () => {
+  test("the script cannot load: the reader sees the element's own link", async () => {
     // Served without CORS (a cross-origin module script is then refused), and a wrong URL (404).
-    for (const [name, src] of [['no CORS', `${noCors.url}attn-scale-demo.js`], ['404', `${cdn.url}no-such-script.js`]]) {
+    for (const [name, src] of [
+      ['no CORS', `${noCors.url}attn-scale-demo.js`],
+      ['404', `${cdn.url}no-such-script.js`],
+    ]) {
       const { page } = await open(await host(hostPage(src)));
       await page.waitForLoadState('load');
       const link = page.getByRole('link', { name: LINK_TEXT });
       assert.ok(await link.isVisible(), `${name}: the link is shown`);
-      assert.equal(await page.evaluate(() => customElements.get('attn-scale-demo') ?? null), null, `${name}: the element is not defined`);
+      assert.equal(
+        await page.evaluate(() => customElements.get('attn-scale-demo') ?? null),
+        null,
+        `${name}: the element is not defined`,
+      );
       assert.equal(await page.locator('#after').textContent(), 'Text after.');
       if (name === 'no CORS') await page.screenshot({ path: join(OUT, 'component-script-blocked.png') });
       await page.close();

@@ -7,7 +7,13 @@ import { repoRoot } from './serve-dist.js';
 
 async function docFiles() {
   const docs = await readdir(join(repoRoot, 'docs')).catch(() => []);
-  return ['README.md', ...docs.filter((f) => f.endsWith('.md')).sort().map((f) => join('docs', f))];
+  return [
+    'README.md',
+    ...docs
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map((f) => join('docs', f)),
+  ];
 }
 
 /** The text between <!-- kind:name --> and <!-- /kind:name --> (exactly one such block in the docs). */
@@ -19,7 +25,9 @@ export async function docBlock(kind, name) {
     if (m) found.push({ file, text: m[1] });
   }
   if (found.length !== 1) {
-    throw new Error(`<!-- ${kind}:${name} --> block: expected one in README.md and docs/, found ${found.length} (${found.map((f) => f.file).join(', ')})`);
+    throw new Error(
+      `<!-- ${kind}:${name} --> block: expected one in README.md and docs/, found ${found.length} (${found.map((f) => f.file).join(', ')})`,
+    );
   }
   return found[0].text;
 }

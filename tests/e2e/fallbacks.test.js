@@ -20,41 +20,68 @@ import { launchBrowser, watchErrors, waitForApp, stat } from './browser.js';
 
 const OUT = join(repoRoot, 'tests', 'output');
 const PANELS = ['spread', 'sigma', 'entropy', 'gradients', 'heatmap', 'precision'];
-const NO_WASM = () => { delete globalThis.WebAssembly; };
+const NO_WASM = () => {
+  delete globalThis.WebAssembly;
+};
 const NO_WORKER = () => {
   globalThis.Worker = class Worker {
-    constructor() { throw new DOMException('Workers are disabled by policy', 'SecurityError'); }
+    constructor() {
+      throw new DOMException('Workers are disabled by policy', 'SecurityError');
+    }
   };
 };
 
 // A Worker that starts but whose engine cannot (as WebKit's blob: Worker on a file:// page, which
 // cannot read a Blob): its first message is 'fatal'.
 const WORKER_FATAL = () => {
-  const source = "postMessage({ type: 'fatal', message: 'NotReadableError: The I/O read operation failed.' });";
+  const source =
+    "postMessage({ type: 'fatal', message: 'NotReadableError: The I/O read operation failed.' });";
   globalThis.Worker = class extends Worker {
-    constructor() { super(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })), { type: 'module' }); }
+    constructor() {
+      super(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })), { type: 'module' });
+    }
   };
 };
 // WebKit under LANG=C reports navigator.language 'C', which Intl rejects.
-const LANGUAGE_C = () => { Object.defineProperty(Navigator.prototype, 'language', { configurable: true, get: () => 'C' }); };
+const LANGUAGE_C = () => {
+  Object.defineProperty(Navigator.prototype, 'language', { configurable: true, get: () => 'C' });
+};
 // A chart module that throws while it loads (as uPlot did on that 'C'): Intl.NumberFormat throws.
-const CHARTS_THROW = () => { Intl.NumberFormat = function NumberFormat() { throw new RangeError('invalid language tag: C'); }; };
+const CHARTS_THROW = () => {
+  Intl.NumberFormat = function NumberFormat() {
+    throw new RangeError('invalid language tag: C');
+  };
+};
 
 let tmp, server, noWorkers, browser, noSimd;
 
 before(async () => {
-  await access(join(repoRoot, 'dist', 'attn-scale-demo.js')).catch(() => { throw new Error('dist/ is missing: run `npm run build` first'); });
+  await access(join(repoRoot, 'dist', 'attn-scale-demo.js')).catch(() => {
+    throw new Error('dist/ is missing: run `npm run build` first');
+  });
   await mkdir(OUT, { recursive: true });
   tmp = await mkdtemp(join(tmpdir(), 'attnscale-fallbacks-'));
   await cp(join(repoRoot, 'dist'), tmp, { recursive: true });
-  await writeFile(join(tmp, 'host.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">
+  await writeFile(
+    join(tmp, 'host.html'),
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">
 <title>Host</title><script type="module" src="./attn-scale-demo.js"></script></head><body><main><h1>A blog post</h1>
-<p id="before">Text before.</p><attn-scale-demo id="demo" panel="spread,sigma" dk="128" scale="none"></attn-scale-demo><p id="after">Text after.</p></main></body></html>`);
+<p id="before">Text before.</p><attn-scale-demo id="demo" panel="spread,sigma" dk="128" scale="none"></attn-scale-demo><p id="after">Text after.</p></main></body></html>`,
+  );
   server = await startServer({ root: tmp });
   // A host whose policy forbids Workers: the Worker is constructed, then fails to start (an error
   // event, not an exception).
-  noWorkers = await startServer({ root: tmp, headers: { 'content-security-policy': "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; worker-src 'none'" } });
-  [browser, noSimd] = await Promise.all([launchBrowser(), launchBrowser({ args: ['--js-flags=--no-enable-sse4-1'] })]);
+  noWorkers = await startServer({
+    root: tmp,
+    headers: {
+      'content-security-policy':
+        "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; worker-src 'none'",
+    },
+  });
+  [browser, noSimd] = await Promise.all([
+    launchBrowser(),
+    launchBrowser({ args: ['--js-flags=--no-enable-sse4-1'] }),
+  ]);
 });
 
 after(async () => {
@@ -71,7 +98,10 @@ async function open(b, path, { init = null, origin = server, ...opts } = {}) {
   return { page, errors };
 }
 
-const drawnPanels = (page) => page.$$eval('[data-panel]', (els) => els.filter((e) => e.dataset.drawn === 'true').map((e) => e.dataset.panel));
+const drawnPanels = (page) =>
+  page.$$eval('[data-panel]', (els) =>
+    els.filter((e) => e.dataset.drawn === 'true').map((e) => e.dataset.panel),
+  );
 
 describe('fallbacks', { timeout: 180000 }, () => {
   test('no wasm SIMD: the scalar build runs, a visible notice says so, same numbers', async () => {
@@ -85,10 +115,16 @@ describe('fallbacks', { timeout: 180000 }, () => {
     const v = parseFloat(await stat(page, 'rawLogitStd'));
     assert.ok(Math.abs(v - 11.36) < 0.05, `rawLogitStd ${v}`);
     // A config notice (bad URL value) does not replace the engine notice.
-    await page.evaluate(() => { history.pushState(null, '', '?dk=0'); dispatchEvent(new PopStateEvent('popstate')); });
+    await page.evaluate(() => {
+      history.pushState(null, '', '?dk=0');
+      dispatchEvent(new PopStateEvent('popstate'));
+    });
     await page.locator('#notices .notice').filter({ hasText: 'dk=0' }).waitFor();
     assert.ok(await note.isVisible());
-    await page.evaluate(() => { history.pushState(null, '', '?dk=128&scale=none'); dispatchEvent(new PopStateEvent('popstate')); });
+    await page.evaluate(() => {
+      history.pushState(null, '', '?dk=128&scale=none');
+      dispatchEvent(new PopStateEvent('popstate'));
+    });
     await waitForApp(page);
     await page.screenshot({ path: join(OUT, 'fallback-scalar.png') });
     await page.locator('#variance .charts').screenshot({ path: join(OUT, 'fallback-scalar-charts.png') });
@@ -102,7 +138,10 @@ describe('fallbacks', { timeout: 180000 }, () => {
     assert.equal(await page.evaluate(() => typeof WebAssembly), 'undefined');
     const alert = page.locator('#notices .notice.error[role="alert"]');
     assert.ok(await alert.isVisible());
-    assert.match(await alert.textContent(), /does not provide WebAssembly, which attnscale needs to compute its charts/);
+    assert.match(
+      await alert.textContent(),
+      /does not provide WebAssembly, which attnscale needs to compute its charts/,
+    );
     for (const name of PANELS) {
       const slot = page.locator(`[data-panel="${name}"].panel-unavailable`);
       assert.ok(await slot.isVisible(), `${name}: a message in its place`);
@@ -136,10 +175,23 @@ describe('fallbacks', { timeout: 180000 }, () => {
   test('Worker construction fails: the engine computes on the main thread, with a notice; every chart renders', async () => {
     const { page, errors } = await open(browser, '?dk=128&scale=none', { init: NO_WORKER });
     await waitForApp(page, { timeout: 120000 });
-    assert.equal(await page.evaluate(() => { try { new Worker('x.js'); return 'constructed'; } catch (e) { return e.name; } }), 'SecurityError');
+    assert.equal(
+      await page.evaluate(() => {
+        try {
+          new Worker('x.js');
+          return 'constructed';
+        } catch (e) {
+          return e.name;
+        }
+      }),
+      'SecurityError',
+    );
     const note = page.locator('[data-engine-note]');
     assert.ok(await note.isVisible());
-    assert.match(await note.textContent(), /Web Workers are not available here, so the engine computes on the page’s own thread/);
+    assert.match(
+      await note.textContent(),
+      /Web Workers are not available here, so the engine computes on the page’s own thread/,
+    );
     assert.deepEqual((await drawnPanels(page)).filter((n) => PANELS.includes(n)).sort(), [...PANELS].sort());
     const v = parseFloat(await stat(page, 'rawLogitStd'));
     assert.ok(Math.abs(v - 11.36) < 0.05, `rawLogitStd ${v}`);
@@ -158,11 +210,21 @@ describe('fallbacks', { timeout: 180000 }, () => {
 
     // The web component takes the same path (its client is the page's shared one).
     const host = await open(browser, 'host.html', { init: NO_WORKER });
-    await host.page.waitForFunction(() => {
-      const root = document.getElementById('demo').shadowRoot?.querySelector('.as-root');
-      return root?.dataset.state === 'ready' && [...root.querySelectorAll('[data-panel]')].every((p) => p.dataset.drawn === 'true');
-    }, null, { timeout: 120000, polling: 200 });
-    assert.match(await host.page.locator('#demo [data-engine-note]').textContent(), /Web Workers are not available/);
+    await host.page.waitForFunction(
+      () => {
+        const root = document.getElementById('demo').shadowRoot?.querySelector('.as-root');
+        return (
+          root?.dataset.state === 'ready' &&
+          [...root.querySelectorAll('[data-panel]')].every((p) => p.dataset.drawn === 'true')
+        );
+      },
+      null,
+      { timeout: 120000, polling: 200 },
+    );
+    assert.match(
+      await host.page.locator('#demo [data-engine-note]').textContent(),
+      /Web Workers are not available/,
+    );
     assert.deepEqual(host.errors, []);
     await host.page.close();
   });
@@ -176,17 +238,28 @@ describe('fallbacks', { timeout: 180000 }, () => {
     await page.close();
   });
 
-  test('navigator.language is \'C\' (WebKit under LANG=C): the page, embed.html and the component draw', async () => {
+  test("navigator.language is 'C' (WebKit under LANG=C): the page, embed.html and the component draw", async () => {
     for (const path of ['?dk=128&scale=none', 'embed.html?panel=spread&dk=128&scale=none']) {
       const { page, errors } = await open(browser, path, { init: LANGUAGE_C });
       await waitForApp(page, { sweeps: false });
-      assert.equal(await page.evaluate(() => Object.getPrototypeOf(navigator) === Navigator.prototype && Navigator.prototype.__lookupGetter__('language').call(navigator)), 'C');
+      assert.equal(
+        await page.evaluate(
+          () =>
+            Object.getPrototypeOf(navigator) === Navigator.prototype &&
+            Navigator.prototype.__lookupGetter__('language').call(navigator),
+        ),
+        'C',
+      );
       assert.ok(Math.abs(parseFloat(await stat(page, 'rawLogitStd')) - 11.36) < 0.05, path);
       assert.deepEqual(errors, [], path);
       await page.close();
     }
     const host = await open(browser, 'host.html', { init: LANGUAGE_C });
-    await host.page.waitForFunction(() => document.getElementById('demo').shadowRoot?.querySelector('.as-root')?.dataset.state === 'ready', null, { timeout: 60000 });
+    await host.page.waitForFunction(
+      () => document.getElementById('demo').shadowRoot?.querySelector('.as-root')?.dataset.state === 'ready',
+      null,
+      { timeout: 60000 },
+    );
     assert.deepEqual(host.errors, []);
     await host.page.close();
   });
@@ -196,21 +269,30 @@ describe('fallbacks', { timeout: 180000 }, () => {
     await page.waitForFunction(() => document.getElementById('app')?.dataset.state === 'failed');
     const alert = page.locator('#notices [data-load-failure][role="alert"]');
     assert.ok(await alert.isVisible());
-    assert.match(await alert.textContent(), /could not load in this browser \(RangeError: invalid language tag: C\)/);
+    assert.match(
+      await alert.textContent(),
+      /could not load in this browser \(RangeError: invalid language tag: C\)/,
+    );
     assert.match(await page.locator('#engine-info').textContent(), /The charts could not load/);
     await page.screenshot({ path: join(OUT, 'fallback-load-failure.png') });
     await page.close();
 
     const embed = await open(browser, 'embed.html?panel=spread&dk=128', { init: CHARTS_THROW });
     await embed.page.waitForFunction(() => document.getElementById('app')?.dataset.state === 'failed');
-    assert.match(await embed.page.locator('#notices [data-load-failure]').textContent(), /RangeError: invalid language tag: C/);
+    assert.match(
+      await embed.page.locator('#notices [data-load-failure]').textContent(),
+      /RangeError: invalid language tag: C/,
+    );
     assert.doesNotMatch(await embed.page.locator('#engine-info').textContent(), /Starting/);
     await embed.page.close();
 
     const host = await open(browser, 'host.html', { init: CHARTS_THROW });
     const notice = host.page.locator('#demo .as-app-notices .notice.error');
     await notice.waitFor();
-    assert.match(await notice.textContent(), /The charts' code could not load: RangeError: invalid language tag: C/);
+    assert.match(
+      await notice.textContent(),
+      /The charts' code could not load: RangeError: invalid language tag: C/,
+    );
     assert.equal(await host.page.locator('#after').textContent(), 'Text after.');
     await host.page.close();
   });
@@ -225,7 +307,12 @@ describe('fallbacks', { timeout: 180000 }, () => {
     assert.deepEqual((await drawnPanels(page)).filter((n) => PANELS.includes(n)).sort(), [...PANELS].sort());
     assert.ok(Math.abs(parseFloat(await stat(page, 'rawLogitStd')) - 11.36) < 0.05);
     // The browser's own report of the blocked Worker is the only message.
-    assert.deepEqual(errors.filter((e) => !/violates the following Content Security Policy directive: "worker-src 'none'"/.test(e)), []);
+    assert.deepEqual(
+      errors.filter(
+        (e) => !/violates the following Content Security Policy directive: "worker-src 'none'"/.test(e),
+      ),
+      [],
+    );
     assert.ok(errors.length >= 1);
     await page.close();
   });

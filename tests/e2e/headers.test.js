@@ -17,13 +17,17 @@ const documentedHeaders = async (name) => headerLines(await docBlock('headers', 
 // Every CSP violation, reported by the page itself.
 const CSP_WATCH = () => {
   window.__csp = [];
-  document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+  document.addEventListener('securitypolicyviolation', (e) =>
+    window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`),
+  );
 };
 
 let pageHeaders, embedHeaders, site, embedSite, hostDir, host, browser;
 
 before(async () => {
-  await access(join(repoRoot, 'dist', 'embed.html')).catch(() => { throw new Error('dist/ is missing: run `npm run build` first'); });
+  await access(join(repoRoot, 'dist', 'embed.html')).catch(() => {
+    throw new Error('dist/ is missing: run `npm run build` first');
+  });
   [pageHeaders, embedHeaders] = await Promise.all([documentedHeaders('page'), documentedHeaders('embed')]);
   site = await startServer({ headers: pageHeaders });
   embedSite = await startServer({ headers: embedHeaders });
@@ -51,13 +55,20 @@ describe('documented security headers', { timeout: 120000 }, () => {
   });
 
   test('the page and embed.html work under them: charts, no CSP violation, wasm as application/wasm', async () => {
-    for (const [server, path] of [[site, '?dk=128&scale=none'], [embedSite, 'embed.html?panel=spread,heatmap&controls=dk&dk=128&scale=none']]) {
+    for (const [server, path] of [
+      [site, '?dk=128&scale=none'],
+      [embedSite, 'embed.html?panel=spread,heatmap&controls=dk&dk=128&scale=none'],
+    ]) {
       const page = await browser.newPage({ reducedMotion: 'reduce' });
       await page.addInitScript(CSP_WATCH);
       const errors = watchErrors(page);
       await page.goto(server.url + path);
       await waitForApp(page, { sweeps: false });
-      assert.ok(Math.abs(parseFloat(await page.locator('[data-stat="rawLogitStd"]').first().textContent()) - 11.36) < 0.05, path);
+      assert.ok(
+        Math.abs(parseFloat(await page.locator('[data-stat="rawLogitStd"]').first().textContent()) - 11.36) <
+          0.05,
+        path,
+      );
       assert.equal(await page.locator('[data-panel="spread"]').getAttribute('data-drawn'), 'true');
       assert.deepEqual(await page.evaluate(() => window.__csp), [], `${path}: CSP violations`);
       assert.deepEqual(errors, [], path);
@@ -70,9 +81,12 @@ describe('documented security headers', { timeout: 120000 }, () => {
   });
 
   test('another origin can frame embed.html, not the full page', async () => {
-    await writeFile(join(hostDir, 'frames.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Frames</title></head>
+    await writeFile(
+      join(hostDir, 'frames.html'),
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Frames</title></head>
 <body><iframe id="embed" title="embed" src="${embedSite.url}embed.html?panel=spread&dk=128"></iframe>
-<iframe id="page" title="page" src="${site.url}"></iframe></body></html>`);
+<iframe id="page" title="page" src="${site.url}"></iframe></body></html>`,
+    );
     const page = await browser.newPage({ reducedMotion: 'reduce' });
     const refused = [];
     // The browser's report of the refusal is the state this test waits for (it comes once the
@@ -87,11 +101,15 @@ describe('documented security headers', { timeout: 120000 }, () => {
     await page.goto(`${host.url}frames.html`);
     const embed = page.frames().find((f) => f.url().startsWith(embedSite.url));
     assert.ok(embed, 'embed frame loaded');
-    await embed.waitForFunction(() => document.getElementById('app')?.dataset.state === 'ready', null, { timeout: 30000 });
+    await embed.waitForFunction(() => document.getElementById('app')?.dataset.state === 'ready', null, {
+      timeout: 30000,
+    });
     await refusal;
     // The full page's frame was refused: the browser shows no document of it.
     const full = page.frames().find((f) => f.url().startsWith(site.url) && f !== page.mainFrame());
-    const fullLoaded = full ? await full.evaluate(() => !!document.getElementById('app')).catch(() => false) : false;
+    const fullLoaded = full
+      ? await full.evaluate(() => !!document.getElementById('app')).catch(() => false)
+      : false;
     assert.equal(fullLoaded, false, 'the full page must not render inside another origin');
     assert.ok(refused.length >= 1, 'the browser reports the refusal');
     await page.close();

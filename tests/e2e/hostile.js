@@ -30,8 +30,16 @@ export const PAYLOADS = [
 /** A hostile string: a payload, a payload behind a plausible value, or random text in <…>. */
 export const payload = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...PAYLOADS) },
-  { weight: 2, arbitrary: fc.tuple(fc.constantFrom('', '128', '-1', 'fp16', 'true', 'none', ' '), fc.constantFrom(...PAYLOADS), fc.string({ maxLength: 6 }))
-    .map(([a, b, c]) => a + b + c) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(
+        fc.constantFrom('', '128', '-1', 'fp16', 'true', 'none', ' '),
+        fc.constantFrom(...PAYLOADS),
+        fc.string({ maxLength: 6 }),
+      )
+      .map(([a, b, c]) => a + b + c),
+  },
   { weight: 1, arbitrary: fc.string({ maxLength: 16 }).map((s) => `<${s}>`) },
 );
 /**
@@ -40,7 +48,25 @@ export const payload = fc.oneof(
  * every open shadow root; the marker global and the title.
  */
 export function domFacts() {
-  const DANGER = ['script', 'img', 'iframe', 'frame', 'object', 'embed', 'style', 'link', 'base', 'meta', 'form', 'svg', 'math', 'video', 'audio', 'image', 'template'];
+  const DANGER = [
+    'script',
+    'img',
+    'iframe',
+    'frame',
+    'object',
+    'embed',
+    'style',
+    'link',
+    'base',
+    'meta',
+    'form',
+    'svg',
+    'math',
+    'video',
+    'audio',
+    'image',
+    'template',
+  ];
   const counts = Object.fromEntries(DANGER.map((t) => [t, 0]));
   const bad = [];
   const visit = (root) => {
@@ -52,7 +78,8 @@ export function domFacts() {
       // (an <attn-scale-demo>'s own attributes are the input under test, set by the host page)
       for (const a of tag === 'attn-scale-demo' ? [] : el.attributes) {
         if (/^on/i.test(a.name)) bad.push(`<${tag} ${a.name}>`);
-        if (/^\s*(javascript|data|vbscript):/i.test(a.value) && a.name !== 'content') bad.push(`<${tag} ${a.name}="${a.value.slice(0, 40)}">`);
+        if (/^\s*(javascript|data|vbscript):/i.test(a.value) && a.name !== 'content')
+          bad.push(`<${tag} ${a.name}="${a.value.slice(0, 40)}">`);
         if (/pwn|alert\(/i.test(a.name)) bad.push(`attribute ${a.name} on <${tag}>`);
       }
       if (el.shadowRoot) visit(el.shadowRoot);
@@ -62,13 +89,14 @@ export function domFacts() {
   return { counts, bad, pwned: window.__pwned ?? null, title: document.title };
 }
 
-
 /** Wraps a fast-check property: node's reporter shows the failing input but drops the cause, so print it. */
-export const logged = (fn) => async (...args) => {
-  try {
-    return await fn(...args);
-  } catch (err) {
-    console.log(`# failed for ${JSON.stringify(args)}: ${err.stack}`);
-    throw err;
-  }
-};
+export const logged =
+  (fn) =>
+  async (...args) => {
+    try {
+      return await fn(...args);
+    } catch (err) {
+      console.log(`# failed for ${JSON.stringify(args)}: ${err.stack}`);
+      throw err;
+    }
+  };

@@ -11,15 +11,23 @@ import { useSite } from './site.js';
 const site = useSite();
 
 /** The config the readouts on screen were computed for. */
-const resultQuery = async (page) => new URLSearchParams(await page.evaluate(() => document.getElementById('app').dataset.resultQuery));
-const waitResult = (page, re) => page.waitForFunction((src) => new RegExp(src).test(document.getElementById('app').dataset.resultQuery ?? ''), re.source);
+const resultQuery = async (page) =>
+  new URLSearchParams(await page.evaluate(() => document.getElementById('app').dataset.resultQuery));
+const waitResult = (page, re) =>
+  page.waitForFunction(
+    (src) => new RegExp(src).test(document.getElementById('app').dataset.resultQuery ?? ''),
+    re.source,
+  );
 const num = async (page, name) => parseFloat(await stat(page, name));
 
 /** Description of the focused element, for messages. */
-const focused = (page) => page.evaluate(() => {
-  const a = document.activeElement;
-  return a ? `${a.tagName.toLowerCase()}${a.id ? `#${a.id}` : ''}${a.type ? `[${a.type}]` : ''} ${(a.getAttribute('aria-label') ?? a.textContent ?? '').trim().slice(0, 40)}` : 'none';
-});
+const focused = (page) =>
+  page.evaluate(() => {
+    const a = document.activeElement;
+    return a
+      ? `${a.tagName.toLowerCase()}${a.id ? `#${a.id}` : ''}${a.type ? `[${a.type}]` : ''} ${(a.getAttribute('aria-label') ?? a.textContent ?? '').trim().slice(0, 40)}`
+      : 'none';
+  });
 
 /** Press Tab (or Shift+Tab) until the focused element matches `selector`; at most `max` presses. */
 async function tabTo(page, selector, { back = false, max = 250 } = {}) {
@@ -27,7 +35,9 @@ async function tabTo(page, selector, { back = false, max = 250 } = {}) {
     if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
     await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
   }
-  throw new Error(`${selector} not reached with ${back ? 'Shift+' : ''}Tab (focus on ${await focused(page)})`);
+  throw new Error(
+    `${selector} not reached with ${back ? 'Shift+' : ''}Tab (focus on ${await focused(page)})`,
+  );
 }
 
 describe('keyboard only', { timeout: 180000 }, () => {
@@ -40,11 +50,24 @@ describe('keyboard only', { timeout: 180000 }, () => {
     // tab order; of a radio group only the checked radio is a tab stop (arrows move inside it).
     const expected = await page.evaluate(() => {
       const sel = 'a[href], button, input, select, textarea, summary, [tabindex]';
-      const els = [...document.querySelectorAll(sel)].filter((el) => !el.disabled && el.tabIndex >= 0 && !el.closest('[hidden], [inert]')
-        && el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden'
-        && !(el.type === 'radio' && !el.checked && document.querySelector(`input[type=radio][name="${el.name}"]:checked`)));
+      const els = [...document.querySelectorAll(sel)].filter(
+        (el) =>
+          !el.disabled &&
+          el.tabIndex >= 0 &&
+          !el.closest('[hidden], [inert]') &&
+          el.getClientRects().length > 0 &&
+          getComputedStyle(el).visibility !== 'hidden' &&
+          !(
+            el.type === 'radio' &&
+            !el.checked &&
+            document.querySelector(`input[type=radio][name="${el.name}"]:checked`)
+          ),
+      );
       els.forEach((el, i) => el.setAttribute('data-kbd-walk', String(i)));
-      return els.map((el) => `${el.tagName.toLowerCase()} ${(el.getAttribute('aria-label') ?? el.textContent ?? el.name ?? '').trim().slice(0, 30)}`);
+      return els.map(
+        (el) =>
+          `${el.tagName.toLowerCase()} ${(el.getAttribute('aria-label') ?? el.textContent ?? el.name ?? '').trim().slice(0, 30)}`,
+      );
     });
     assert.ok(expected.length > 60, `${expected.length} tab stops expected`);
     const controls = await page.locator('#controls [data-kbd-walk], #presets [data-kbd-walk]').count();
@@ -57,7 +80,10 @@ describe('keyboard only', { timeout: 180000 }, () => {
       const f = await page.evaluate(() => {
         const a = document.activeElement;
         const cs = a ? getComputedStyle(a) : null;
-        const ring = cs && ((cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) > 0) || (cs.boxShadow && cs.boxShadow !== 'none'));
+        const ring =
+          cs &&
+          ((cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) > 0) ||
+            (cs.boxShadow && cs.boxShadow !== 'none'));
         return { walk: a?.getAttribute('data-kbd-walk') ?? null, ring: !!ring, tag: a?.tagName };
       });
       if (f.walk === null) continue;
@@ -95,7 +121,10 @@ describe('keyboard only', { timeout: 180000 }, () => {
 
     // The number input beside it: type any integer, Enter.
     await page.keyboard.press('Tab');
-    assert.ok(await page.evaluate(() => document.activeElement.matches('[data-field="dk"] input[type="number"]')), await focused(page));
+    assert.ok(
+      await page.evaluate(() => document.activeElement.matches('[data-field="dk"] input[type="number"]')),
+      await focused(page),
+    );
     await page.keyboard.press('Control+A');
     await page.keyboard.type('100');
     await page.keyboard.press('Enter');
@@ -106,7 +135,10 @@ describe('keyboard only', { timeout: 180000 }, () => {
     await tabTo(page, '[data-field="causal"] input[type="checkbox"]');
     await page.keyboard.press('Space');
     await waitResult(page, /causal=true/);
-    assert.match(await page.locator('[data-panel="heatmap"] [data-panel-summary]').textContent(), /causal mask/);
+    assert.match(
+      await page.locator('[data-panel="heatmap"] [data-panel-summary]').textContent(),
+      /causal mask/,
+    );
     await page.keyboard.press('Space');
     await waitResult(page, /causal=false/);
 
@@ -137,7 +169,10 @@ describe('keyboard only', { timeout: 180000 }, () => {
     const seed = (await resultQuery(page)).get('seed');
     await tabTo(page, '[data-field="seed"] button');
     await page.keyboard.press('Enter');
-    await page.waitForFunction((s) => new URLSearchParams(document.getElementById('app').dataset.resultQuery).get('seed') !== s, seed);
+    await page.waitForFunction(
+      (s) => new URLSearchParams(document.getElementById('app').dataset.resultQuery).get('seed') !== s,
+      seed,
+    );
 
     // Back up to the presets (Shift+Tab): Enter picks one, Space another.
     await tabTo(page, '[data-preset="unscaled"]', { back: true });

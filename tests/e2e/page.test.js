@@ -12,7 +12,21 @@ import { useSite, OUT } from './site.js';
 
 const require = createRequire(import.meta.url);
 const PANELS = ['spread', 'sigma', 'entropy', 'gradients', 'heatmap', 'precision'];
-const FIELDS = ['dk', 'seqLen', 'precision', 'saturate', 'scale', 'subtractMax', 'softmax', 'blockSize', 'causal', 'mean', 'std', 'correlation', 'seed'];
+const FIELDS = [
+  'dk',
+  'seqLen',
+  'precision',
+  'saturate',
+  'scale',
+  'subtractMax',
+  'softmax',
+  'blockSize',
+  'causal',
+  'mean',
+  'std',
+  'correlation',
+  'seed',
+];
 
 const site = useSite();
 
@@ -34,30 +48,44 @@ describe('the page', { timeout: 300000 }, () => {
       const panel = page.locator(`[data-panel="${name}"]`);
       assert.equal(await panel.getAttribute('data-drawn'), 'true', `${name} drew`);
       // Real pixels: the first canvas of the panel has many distinct colours.
-      const colours = await panel.locator('canvas').first().evaluate((c) => {
-        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-        const seen = new Set();
-        for (let i = 0; i < d.length; i += 4 * 7) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
-        return seen.size;
-      });
+      const colours = await panel
+        .locator('canvas')
+        .first()
+        .evaluate((c) => {
+          const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+          const seen = new Set();
+          for (let i = 0; i < d.length; i += 4 * 7) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+          return seen.size;
+        });
       assert.ok(colours > 8, `${name} canvas has ${colours} colours`);
     }
     // Every readout holds a value as text (the training panel's fill in once it runs: training.test.js).
-    const empty = await page.$$eval('[data-stat]', (els) => els.filter((e) => !e.dataset.stat.startsWith('train.')
-      && (!e.textContent.trim() || e.textContent === '—')).map((e) => e.dataset.stat));
+    const empty = await page.$$eval('[data-stat]', (els) =>
+      els
+        .filter(
+          (e) => !e.dataset.stat.startsWith('train.') && (!e.textContent.trim() || e.textContent === '—'),
+        )
+        .map((e) => e.dataset.stat),
+    );
     assert.deepEqual(empty, []);
     await page.screenshot({ path: join(OUT, 'page-desktop.png'), fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();
 
     const phone = await open('', { width: 360, height: 760 });
-    const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await phone.page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     assert.ok(overflow <= 0, `no horizontal scrolling at 360 px (overflow ${overflow} px)`);
     await phone.page.screenshot({ path: join(OUT, 'page-phone.png'), fullPage: true });
     assert.deepEqual(phone.errors, []);
     await phone.page.close();
 
-    const dark = await open('?dk=128&scale=none&precision=fp16&subtractMax=false', { width: 360, height: 760, colorScheme: 'dark' });
+    const dark = await open('?dk=128&scale=none&precision=fp16&subtractMax=false', {
+      width: 360,
+      height: 760,
+      colorScheme: 'dark',
+    });
     await dark.page.screenshot({ path: join(OUT, 'page-phone-dark.png'), fullPage: true });
     assert.deepEqual(dark.errors, []);
     await dark.page.close();
@@ -80,7 +108,10 @@ describe('the page', { timeout: 300000 }, () => {
       await page.goto(`${other.url}dist/?dk=128&scale=none`);
       await waitForApp(page, { sweeps: false });
       assert.ok(Math.abs((await num(page, 'rawLogitStd')) - Math.sqrt(128)) < 0.3);
-      assert.ok(other.log.every((e) => e.path.startsWith('/dist/')), 'every request stays under /dist/');
+      assert.ok(
+        other.log.every((e) => e.path.startsWith('/dist/')),
+        'every request stays under /dist/',
+      );
       assert.deepEqual(errors, []);
       await page.close();
     } finally {
@@ -94,7 +125,9 @@ describe('the page', { timeout: 300000 }, () => {
     const slider = page.locator('[data-field="dk"] input[type="range"]');
     await slider.focus();
     await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(() => document.querySelector('[data-stat="scaleFactor"]').textContent === '0.08839');
+    await page.waitForFunction(
+      () => document.querySelector('[data-stat="scaleFactor"]').textContent === '0.08839',
+    );
     assert.equal(await page.locator('[data-field="dk"] input[type="number"]').inputValue(), '128');
     assert.ok(Math.abs((await num(page, 'rawLogitStd')) - 11.3) < 0.3);
     assert.match(new URL(page.url()).search, /dk=128/);
@@ -102,14 +135,17 @@ describe('the page', { timeout: 300000 }, () => {
     const input = page.locator('[data-field="dk"] input[type="number"]');
     await input.fill('100');
     await input.press('Enter');
-    await page.waitForFunction(() => document.querySelector('[data-stat="scaleFactor"]').textContent === '0.1');
+    await page.waitForFunction(
+      () => document.querySelector('[data-stat="scaleFactor"]').textContent === '0.1',
+    );
     assert.deepEqual(errors, []);
     await page.close();
   });
 
   test('a URL round-trip restores every field', async () => {
-    const q = 'dk=300&seqLen=100&precision=bf16&saturate=true&scale=0.2&subtractMax=false&softmax=online&blockSize=16'
-      + '&causal=true&mean=0.25&std=1.5&correlation=-0.3&seed=12345';
+    const q =
+      'dk=300&seqLen=100&precision=bf16&saturate=true&scale=0.2&subtractMax=false&softmax=online&blockSize=16' +
+      '&causal=true&mean=0.25&std=1.5&correlation=-0.3&seed=12345';
     const { page, errors } = await open(`?${q}`, { sweeps: false });
     const got = new URLSearchParams(new URL(page.url()).search);
     const want = new URLSearchParams(q);
@@ -125,8 +161,12 @@ describe('the page', { timeout: 300000 }, () => {
     // Change things through the UI, then reopen the URL the page wrote: same state, same numbers.
     await page.locator('[data-field="precision"] select').selectOption('fp16');
     await page.locator('[data-field="scale"] input[value="linear"]').check();
-    await page.waitForFunction(() => /precision=fp16/.test(location.search) && /scale=linear/.test(location.search));
-    await page.waitForFunction(() => document.getElementById('app').dataset.resultQuery === location.search.slice(1));
+    await page.waitForFunction(
+      () => /precision=fp16/.test(location.search) && /scale=linear/.test(location.search),
+    );
+    await page.waitForFunction(
+      () => document.getElementById('app').dataset.resultQuery === location.search.slice(1),
+    );
     const url2 = page.url();
     const readouts2 = await page.$$eval('[data-stat]', (els) => els.map((e) => e.textContent));
     assert.notDeepEqual(readouts2, readouts);
@@ -147,7 +187,8 @@ describe('the page', { timeout: 300000 }, () => {
     const notice = page.locator('#notices .notice');
     await notice.waitFor();
     const text = await notice.textContent();
-    for (const f of ['dk', 'precision', 'scale', 'seqLen', 'saturate', 'correlation', 'mean', 'blockSize']) assert.match(text, new RegExp(`\\b${f}=`), `notice names ${f}`);
+    for (const f of ['dk', 'precision', 'scale', 'seqLen', 'saturate', 'correlation', 'mean', 'blockSize'])
+      assert.match(text, new RegExp(`\\b${f}=`), `notice names ${f}`);
     assert.match(text, /dk=99999 is above the allowed range 1\.\.4096; using dk=4096/);
     assert.equal(await page.locator('#notices img').count(), 0, 'no element made from URL text');
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
@@ -179,7 +220,9 @@ describe('the page', { timeout: 300000 }, () => {
       const id = await b.getAttribute('data-preset');
       await b.click();
       assert.equal(await b.getAttribute('aria-pressed'), 'true', `${id} pressed`);
-      await page.waitForFunction(() => document.getElementById('app').dataset.resultQuery === location.search.slice(1));
+      await page.waitForFunction(
+        () => document.getElementById('app').dataset.resultQuery === location.search.slice(1),
+      );
       await expect[id]?.();
       assert.ok(await page.locator('.preset-note').textContent());
     }
@@ -201,7 +244,9 @@ describe('the page', { timeout: 300000 }, () => {
       el.value = '10';
       el.dispatchEvent(new Event('input', { bubbles: true }));
     });
-    await page.waitForFunction(() => document.getElementById('app').dataset.resultQuery === location.search.slice(1));
+    await page.waitForFunction(
+      () => document.getElementById('app').dataset.resultQuery === location.search.slice(1),
+    );
     const c1 = await counters();
     assert.match(new URL(page.url()).search, /dk=1024/);
     const requested = Number(c1.runRequests) - Number(c0.runRequests);
@@ -211,15 +256,21 @@ describe('the page', { timeout: 300000 }, () => {
     // d_k and the scaling are the sweep's x axis and series: changing them reuses the sweep.
     assert.equal(c1.sweepRequests, c0.sweepRequests);
     await page.locator('[data-field="scale"] input[value="none"]').check();
-    await page.waitForFunction(() => /scale=none/.test(location.search)
-      && document.getElementById('app').dataset.resultQuery === location.search.slice(1));
+    await page.waitForFunction(
+      () =>
+        /scale=none/.test(location.search) &&
+        document.getElementById('app').dataset.resultQuery === location.search.slice(1),
+    );
     assert.equal((await counters()).sweepRequests, c0.sweepRequests);
     // T is an input of the sweep: changing it recomputes the sweep, once.
     const t = page.locator('[data-field="seqLen"] input[type="number"]');
     await t.fill('64');
     await t.press('Enter');
-    await page.waitForFunction(() => /seqLen=64/.test(location.search)
-      && document.getElementById('app').dataset.resultQuery === location.search.slice(1));
+    await page.waitForFunction(
+      () =>
+        /seqLen=64/.test(location.search) &&
+        document.getElementById('app').dataset.resultQuery === location.search.slice(1),
+    );
     assert.equal(Number((await counters()).sweepRequests), Number(c0.sweepRequests) + 1);
     await waitForApp(page);
     assert.deepEqual(errors, []);
@@ -231,13 +282,19 @@ describe('the page', { timeout: 300000 }, () => {
     // 1. The real browser download path, once per kind (a pause between downloads: Chromium's
     //    download limiter may drop a second download that follows the first within milliseconds).
     const sigma = page.locator('[data-panel="sigma"]');
-    const [csv] = await Promise.all([page.waitForEvent('download'), sigma.getByRole('button', { name: /as CSV/ }).click()]);
+    const [csv] = await Promise.all([
+      page.waitForEvent('download'),
+      sigma.getByRole('button', { name: /as CSV/ }).click(),
+    ]);
     assert.equal(csv.suggestedFilename(), 'attnscale-sigma.csv');
     const text = await readFile(await csv.path(), 'utf8');
     assert.match(text, /^scale,dk,logitStd,rawLogitStd,rawLogitStdTheory,scaleFactor\r\n/);
     assert.equal(text.trim().split('\n').length, 1 + 3 * 13, 'three scalings × 13 powers of two');
     await page.waitForTimeout(1500);
-    const [png] = await Promise.all([page.waitForEvent('download'), sigma.getByRole('button', { name: /as PNG/ }).click()]);
+    const [png] = await Promise.all([
+      page.waitForEvent('download'),
+      sigma.getByRole('button', { name: /as PNG/ }).click(),
+    ]);
     assert.equal(png.suggestedFilename(), 'attnscale-sigma.png');
     assert.equal((await readFile(await png.path())).subarray(1, 4).toString(), 'PNG');
 
@@ -246,15 +303,25 @@ describe('the page', { timeout: 300000 }, () => {
       window.__files = {};
       HTMLAnchorElement.prototype.click = function click() {
         const name = this.download;
-        fetch(this.href).then((r) => r.arrayBuffer()).then((b) => { window.__files[name] = Array.from(new Uint8Array(b)); });
+        fetch(this.href)
+          .then((r) => r.arrayBuffer())
+          .then((b) => {
+            window.__files[name] = Array.from(new Uint8Array(b));
+          });
       };
     });
     for (const name of PANELS) {
       const panel = page.locator(`[data-panel="${name}"]`);
       await panel.getByRole('button', { name: /as CSV/ }).click();
       await panel.getByRole('button', { name: /as PNG/ }).click();
-      await page.waitForFunction((n) => window.__files[`attnscale-${n}.csv`] && window.__files[`attnscale-${n}.png`], name);
-      const [csvBytes, pngBytes] = await page.evaluate((n) => [window.__files[`attnscale-${n}.csv`], window.__files[`attnscale-${n}.png`]], name);
+      await page.waitForFunction(
+        (n) => window.__files[`attnscale-${n}.csv`] && window.__files[`attnscale-${n}.png`],
+        name,
+      );
+      const [csvBytes, pngBytes] = await page.evaluate(
+        (n) => [window.__files[`attnscale-${n}.csv`], window.__files[`attnscale-${n}.png`]],
+        name,
+      );
       const rows = Buffer.from(csvBytes).toString('utf8').trim().split('\n');
       assert.ok(rows.length > 3, `${name} CSV has ${rows.length} rows`);
       assert.equal(Buffer.from(pngBytes).subarray(1, 4).toString(), 'PNG', `${name} PNG signature`);
@@ -266,7 +333,10 @@ describe('the page', { timeout: 300000 }, () => {
 
   test('theme toggle, reduced motion and claim links', async () => {
     const { page, errors } = await open('', { sweeps: false, reducedMotion: 'reduce' });
-    assert.equal(await page.evaluate(() => getComputedStyle(document.documentElement).scrollBehavior), 'auto');
+    assert.equal(
+      await page.evaluate(() => getComputedStyle(document.documentElement).scrollBehavior),
+      'auto',
+    );
     const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     const light = await bg();
     await page.locator('#theme-toggle').click();
@@ -283,13 +353,23 @@ describe('the page', { timeout: 300000 }, () => {
 
   test('axe-core finds no serious or critical violation (light desktop, dark phone)', async () => {
     const axe = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
-    for (const opts of [{ width: 1280, height: 900 }, { width: 360, height: 760, colorScheme: 'dark' }]) {
+    for (const opts of [
+      { width: 1280, height: 900 },
+      { width: 360, height: 760, colorScheme: 'dark' },
+    ]) {
       const { page } = await open('', { ...opts, sweeps: true });
       await page.addScriptTag({ content: axe });
       const violations = await page.evaluate(async () => {
         const r = await window.axe.run(document, { resultTypes: ['violations'] });
-        return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+        return r.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map(
+            (v) =>
+              `${v.id} (${v.impact}): ${v.nodes
+                .slice(0, 3)
+                .map((n) => n.target.join(' '))
+                .join(' | ')}`,
+          );
       });
       assert.deepEqual(violations, [], JSON.stringify(opts));
       await page.close();

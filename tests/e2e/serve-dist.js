@@ -30,9 +30,15 @@ export const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url))
  * `prefix` serves `root` under a sub-path (e.g. '/some/deep/path/', as a project site on GitHub
  * Pages); anything outside it is a 404, and `url` ends with it.
  */
-export async function startServer({ root = join(repoRoot, 'dist'), port = 0, headers = {}, prefix = '/' } = {}) {
+export async function startServer({
+  root = join(repoRoot, 'dist'),
+  port = 0,
+  headers = {},
+  prefix = '/',
+} = {}) {
   const base = resolve(root);
-  if (!prefix.startsWith('/') || !prefix.endsWith('/')) throw new Error(`prefix must start and end with '/', got ${prefix}`);
+  if (!prefix.startsWith('/') || !prefix.endsWith('/'))
+    throw new Error(`prefix must start and end with '/', got ${prefix}`);
   const log = [];
   const server = createServer(async (req, res) => {
     try {
@@ -46,7 +52,10 @@ export async function startServer({ root = join(repoRoot, 'dist'), port = 0, hea
       rel = rel.slice(prefix.length - 1);
       if (rel.endsWith('/')) rel += 'index.html';
       const file = normalize(join(base, rel));
-      if (file !== base && !file.startsWith(base + sep)) { res.writeHead(403).end(); return; }
+      if (file !== base && !file.startsWith(base + sep)) {
+        res.writeHead(403).end();
+        return;
+      }
       const st = await stat(file).catch(() => null);
       if (!st || !st.isFile()) {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
@@ -66,7 +75,12 @@ export async function startServer({ root = join(repoRoot, 'dist'), port = 0, hea
       let body = await readFile(file);
       const raw = body.length;
       const ext = extname(file);
-      const h = { 'content-type': TYPES[ext] ?? 'application/octet-stream', 'cache-control': cache, etag, ...headers };
+      const h = {
+        'content-type': TYPES[ext] ?? 'application/octet-stream',
+        'cache-control': cache,
+        etag,
+        ...headers,
+      };
       if (COMPRESSIBLE.has(ext) && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
         body = gzipSync(body, { level: 9 });
         h['content-encoding'] = 'gzip';
@@ -85,11 +99,18 @@ export async function startServer({ root = join(repoRoot, 'dist'), port = 0, hea
   return {
     url: `http://127.0.0.1:${p}${prefix}`,
     log,
-    close: () => new Promise((ok) => { server.closeAllConnections?.(); server.close(() => ok()); }),
+    close: () =>
+      new Promise((ok) => {
+        server.closeAllConnections?.();
+        server.close(() => ok());
+      }),
   };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const s = await startServer({ root: process.argv[2] ?? join(repoRoot, 'dist'), port: Number(process.argv[3] ?? 0) });
+  const s = await startServer({
+    root: process.argv[2] ?? join(repoRoot, 'dist'),
+    port: Number(process.argv[3] ?? 0),
+  });
   console.log(`serving ${process.argv[2] ?? 'dist/'} at ${s.url}`);
 }

@@ -19,7 +19,9 @@ const DIST = join(repoRoot, 'dist');
 export const OUT = join(repoRoot, 'tests', 'output');
 const PAGE = '?dk=128&scale=none';
 const EMBED = 'embed.html?panel=spread,sigma,entropy&dk=128&scale=none';
-const HOST = (scriptUrl) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">
+const HOST = (
+  scriptUrl,
+) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">
 <title>A blog post</title><script type="module" src="${scriptUrl}"></script></head><body><main><h1>A blog post</h1>
 <attn-scale-demo id="demo" panel="spread,gradients" dk="128" scale="none"><a href="https://example.org/">Open the demo</a></attn-scale-demo>
 <p id="after">Text after.</p></main></body></html>`;
@@ -30,7 +32,8 @@ const HOST = (scriptUrl) => `<!doctype html><html lang="en"><head><meta charset=
 const readStats = (id) => {
   const root = id ? document.getElementById(id).shadowRoot : document;
   const out = {};
-  for (const el of root.querySelectorAll('[data-panel]:not([data-panel="training"]) [data-stat]')) out[el.dataset.stat] = el.textContent;
+  for (const el of root.querySelectorAll('[data-panel]:not([data-panel="training"]) [data-stat]'))
+    out[el.dataset.stat] = el.textContent;
   return out;
 };
 
@@ -40,21 +43,47 @@ const appSettled = (id) => {
   const app = root?.querySelector(id ? '.as-root' : '#app');
   const panels = [...(root?.querySelectorAll('[data-panel]') ?? [])];
   // The training panel draws once it trains (the training test presses Step).
-  return app?.dataset.state === 'ready' && panels.length > 0 && panels.every((p) => (p.dataset.drawn === 'true' || p.dataset.panel === 'training')
-    && !p.classList.contains('is-stale') && !p.querySelector('.panel-status')?.textContent);
+  return (
+    app?.dataset.state === 'ready' &&
+    panels.length > 0 &&
+    panels.every(
+      (p) =>
+        (p.dataset.drawn === 'true' || p.dataset.panel === 'training') &&
+        !p.classList.contains('is-stale') &&
+        !p.querySelector('.panel-status')?.textContent,
+    )
+  );
 };
 
 /** What a reader sees that explains a stuck page: state, notices, footer text. */
 const visibleState = (id) => {
   const root = id ? document.getElementById(id)?.shadowRoot : document;
   const app = root?.querySelector(id ? '.as-root' : '#app');
-  const text = (sel) => [...(root?.querySelectorAll(sel) ?? [])].map((e) => e.textContent.trim()).filter(Boolean).join(' | ');
+  const text = (sel) =>
+    [...(root?.querySelectorAll(sel) ?? [])]
+      .map((e) => e.textContent.trim())
+      .filter(Boolean)
+      .join(' | ');
   // Each panel that keeps the page from counting as settled, and why.
-  const waiting = [...(root?.querySelectorAll('[data-panel]') ?? [])].map((p) => [p.dataset.panel,
-    [p.dataset.drawn === 'true' || p.dataset.panel === 'training' ? '' : 'not drawn', p.classList.contains('is-stale') ? 'stale' : '',
-      p.querySelector('.panel-status')?.textContent ?? ''].filter(Boolean).join(', ')]).filter(([, why]) => why);
-  return { state: app?.dataset.state ?? null, notices: text('.notice'), info: text('#engine-info, .as-status'), language: navigator.language,
-    waiting: Object.fromEntries(waiting) };
+  const waiting = [...(root?.querySelectorAll('[data-panel]') ?? [])]
+    .map((p) => [
+      p.dataset.panel,
+      [
+        p.dataset.drawn === 'true' || p.dataset.panel === 'training' ? '' : 'not drawn',
+        p.classList.contains('is-stale') ? 'stale' : '',
+        p.querySelector('.panel-status')?.textContent ?? '',
+      ]
+        .filter(Boolean)
+        .join(', '),
+    ])
+    .filter(([, why]) => why);
+  return {
+    state: app?.dataset.state ?? null,
+    notices: text('.notice'),
+    info: text('#engine-info, .as-status'),
+    language: navigator.language,
+    waiting: Object.fromEntries(waiting),
+  };
 };
 
 /** Scrolls a panel into view (chapter 8's panels measure once they come near the viewport). */
@@ -68,11 +97,15 @@ const scrollToPanel = (name) => {
 export async function waitSettled(driver, id = null, timeout = 90000) {
   try {
     if (!id) {
-      await driver.waitFor(() => document.getElementById('app')?.dataset.state === 'ready', [], { timeout, message: 'app ready' });
+      await driver.waitFor(() => document.getElementById('app')?.dataset.state === 'ready', [], {
+        timeout,
+        message: 'app ready',
+      });
       // Each stays in view until it has started: IntersectionObserver reports after a frame,
       // and a frame can take longer than any fixed pause on a loaded machine.
       for (const name of CHAPTER8_PANELS) {
-        if (await driver.evaluate(scrollToPanel, name)) await driver.waitFor(panelStarted, [name], { timeout, message: `${name} started` });
+        if (await driver.evaluate(scrollToPanel, name))
+          await driver.waitFor(panelStarted, [name], { timeout, message: `${name} started` });
       }
     }
     await driver.waitFor(appSettled, [id], { timeout, message: 'charts drawn' });
@@ -87,7 +120,11 @@ async function chromiumReadouts(site, host) {
   const chromium = await launchBrowser();
   try {
     const out = {};
-    for (const [key, url, id] of [['page', site.url + PAGE], ['embed', site.url + EMBED], ['component', `${host.url}host.html`, 'demo']]) {
+    for (const [key, url, id] of [
+      ['page', site.url + PAGE],
+      ['embed', site.url + EMBED],
+      ['component', `${host.url}host.html`, 'demo'],
+    ]) {
       const page = await chromium.newPage({ reducedMotion: 'reduce' });
       await page.goto(url);
       if (id) await page.waitForFunction(appSettled, id, { timeout: 90000, polling: 200 });
@@ -102,7 +139,9 @@ async function chromiumReadouts(site, host) {
 }
 
 /** Where the driver sees console errors (Firefox), none since the last call. */
-const noErrors = (driver, what) => { if (driver.errors) assert.deepEqual(driver.errors.splice(0), [], `${what}: console errors`); };
+const noErrors = (driver, what) => {
+  if (driver.errors) assert.deepEqual(driver.errors.splice(0), [], `${what}: console errors`);
+};
 
 /**
  * smokeSuite({ engine, launch, offline }) defines the suite. offline(driver, fileUrl) opens the
@@ -113,7 +152,9 @@ export function smokeSuite({ engine, launch, offline, extra = () => {} }) {
   let tmp, site, host, driver, reference;
 
   before(async () => {
-    await access(join(DIST, 'attnscale-offline.html')).catch(() => { throw new Error('dist/ is missing: run `npm run build` first'); });
+    await access(join(DIST, 'attnscale-offline.html')).catch(() => {
+      throw new Error('dist/ is missing: run `npm run build` first');
+    });
     await mkdir(OUT, { recursive: true });
     tmp = await mkdtemp(join(tmpdir(), `attnscale-${engine}-`));
     await mkdir(join(tmp, 'host'));
@@ -135,7 +176,7 @@ export function smokeSuite({ engine, launch, offline, extra = () => {} }) {
   describe(`${engine} smoke`, { timeout: 300000 }, () => {
     extra(() => driver);
 
-    test('the page draws every chart; its readouts equal Chromium\'s', async () => {
+    test("the page draws every chart; its readouts equal Chromium's", async () => {
       await driver.goto(site.url + PAGE);
       await waitSettled(driver);
       const stats = await driver.evaluate(readStats, null);
@@ -149,29 +190,49 @@ export function smokeSuite({ engine, launch, offline, extra = () => {} }) {
     test('the training panel steps: Step +10 advances the counter', async () => {
       // Still on the page from the previous test (the same URL otherwise).
       const href = await driver.evaluate(() => location.href);
-      if (!href.startsWith(site.url)) { await driver.goto(site.url + PAGE); await waitSettled(driver); }
+      if (!href.startsWith(site.url)) {
+        await driver.goto(site.url + PAGE);
+        await waitSettled(driver);
+      }
       await driver.waitFor(() => !!document.querySelector('[data-panel="training"] [data-action="step"]'));
-      const before0 = Number(await driver.evaluate(() => document.querySelector('[data-stat="train.step"]').textContent));
-      await driver.evaluate(() => document.querySelector('[data-panel="training"] [data-action="step"]').click());
-      const n = await driver.waitFor((b) => { const v = Number(document.querySelector('[data-stat="train.step"]').textContent); return v >= b + 10 && v; }, [before0], { timeout: 60000 });
+      const before0 = Number(
+        await driver.evaluate(() => document.querySelector('[data-stat="train.step"]').textContent),
+      );
+      await driver.evaluate(() =>
+        document.querySelector('[data-panel="training"] [data-action="step"]').click(),
+      );
+      const n = await driver.waitFor(
+        (b) => {
+          const v = Number(document.querySelector('[data-stat="train.step"]').textContent);
+          return v >= b + 10 && v;
+        },
+        [before0],
+        { timeout: 60000 },
+      );
       assert.equal(n, before0 + 10);
-      assert.match(await driver.evaluate(() => document.querySelector('[data-stat="train.sqrt.loss"]')?.textContent ?? ''), /^\d/);
+      assert.match(
+        await driver.evaluate(
+          () => document.querySelector('[data-stat="train.sqrt.loss"]')?.textContent ?? '',
+        ),
+        /^\d/,
+      );
       noErrors(driver, 'training');
     });
 
-    test('embed.html draws its panels; readouts equal Chromium\'s', async () => {
+    test("embed.html draws its panels; readouts equal Chromium's", async () => {
       await driver.goto(site.url + EMBED);
       await waitSettled(driver);
       assert.deepEqual(await driver.evaluate(readStats, null), reference.embed);
       noErrors(driver, 'embed.html');
     });
 
-    test('the component on another origin draws with a real Worker; readouts equal Chromium\'s; its fallback link hides', async () => {
+    test("the component on another origin draws with a real Worker; readouts equal Chromium's; its fallback link hides", async () => {
       await driver.goto(`${host.url}host.html`);
       await waitSettled(driver, 'demo');
       assert.deepEqual(await driver.evaluate(readStats, 'demo'), reference.component);
       const seen = await driver.evaluate(() => ({
-        note: document.getElementById('demo').shadowRoot.querySelector('[data-engine-note]')?.textContent ?? null,
+        note:
+          document.getElementById('demo').shadowRoot.querySelector('[data-engine-note]')?.textContent ?? null,
         linkShown: document.querySelector('#demo > a').getClientRects().length > 0,
         after: document.getElementById('after').textContent,
       }));

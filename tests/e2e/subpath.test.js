@@ -13,12 +13,17 @@ const PREFIX = '/some/deep/path/';
 let tmp, site, browser;
 
 before(async () => {
-  await access(join(repoRoot, 'dist', 'attn-scale-demo.js')).catch(() => { throw new Error('dist/ is missing: run `npm run build` first'); });
+  await access(join(repoRoot, 'dist', 'attn-scale-demo.js')).catch(() => {
+    throw new Error('dist/ is missing: run `npm run build` first');
+  });
   tmp = await mkdtemp(join(tmpdir(), 'attnscale-subpath-'));
   await cp(join(repoRoot, 'dist'), tmp, { recursive: true });
-  await writeFile(join(tmp, 'host.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title>
+  await writeFile(
+    join(tmp, 'host.html'),
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title>
 <link rel="icon" href="data:,"><script type="module" src="./attn-scale-demo.js"></script></head>
-<body><attn-scale-demo dk="128" scale="none" panel="spread,sigma"></attn-scale-demo></body></html>\n`);
+<body><attn-scale-demo dk="128" scale="none" panel="spread,sigma"></attn-scale-demo></body></html>\n`,
+  );
   site = await startServer({ root: tmp, prefix: PREFIX });
   browser = await launchBrowser();
 });
@@ -37,7 +42,10 @@ function assertAllUnderPrefix() {
 }
 
 // The training panel draws once training starts; every other panel draws on load.
-const panelsDrawn = (root) => root.locator('[data-panel]:not([data-panel="training"])').evaluateAll((els) => els.length > 0 && els.every((e) => e.dataset.drawn === 'true'));
+const panelsDrawn = (root) =>
+  root
+    .locator('[data-panel]:not([data-panel="training"])')
+    .evaluateAll((els) => els.length > 0 && els.every((e) => e.dataset.drawn === 'true'));
 
 describe(`dist/ under ${PREFIX}`, { timeout: 180000 }, () => {
   test('the page: ready, every panel drawn, its links stay under the prefix', async () => {
@@ -48,7 +56,11 @@ describe(`dist/ under ${PREFIX}`, { timeout: 180000 }, () => {
     await waitForApp(page, { chapter8: true, timeout: 120000 });
     assert.equal(await page.locator('#app').getAttribute('data-state'), 'ready');
     assert.ok(await panelsDrawn(page));
-    assert.ok(Math.abs(parseFloat(await page.locator('[data-stat="rawLogitStd"]').first().textContent()) - Math.sqrt(128)) < 0.3);
+    assert.ok(
+      Math.abs(
+        parseFloat(await page.locator('[data-stat="rawLogitStd"]').first().textContent()) - Math.sqrt(128),
+      ) < 0.3,
+    );
     assert.ok(site.log.some((r) => r.path.endsWith('.wasm')));
     assertAllUnderPrefix();
     assert.deepEqual(errors, []);
@@ -74,7 +86,11 @@ describe(`dist/ under ${PREFIX}`, { timeout: 180000 }, () => {
     await waitForDemos(page, { timeout: 120000 });
     const demo = page.locator('attn-scale-demo');
     assert.ok(await panelsDrawn(demo));
-    assert.ok(Math.abs(parseFloat(await demo.locator('[data-stat="rawLogitStd"]').first().textContent()) - Math.sqrt(128)) < 0.3);
+    assert.ok(
+      Math.abs(
+        parseFloat(await demo.locator('[data-stat="rawLogitStd"]').first().textContent()) - Math.sqrt(128),
+      ) < 0.3,
+    );
     assert.ok((await demo.locator('.as-foot a').evaluate((a) => a.href)).startsWith(`${site.url}index.html`));
     assertAllUnderPrefix();
     assert.deepEqual(errors, []);

@@ -16,18 +16,24 @@ const COUNT_WORKERS = () => {
   window.__workers = 0;
   const Base = globalThis.Worker;
   globalThis.Worker = class extends Base {
-    constructor(...args) { super(...args); window.__workers += 1; }
+    constructor(...args) {
+      super(...args);
+      window.__workers += 1;
+    }
   };
 };
 const NO_WORKER = () => {
   globalThis.Worker = class Worker {
-    constructor() { throw new DOMException('Workers are disabled by policy', 'SecurityError'); }
+    constructor() {
+      throw new DOMException('Workers are disabled by policy', 'SecurityError');
+    }
   };
 };
 const CAP_MEMORY = () => {
   const grow = WebAssembly.Memory.prototype.grow;
   WebAssembly.Memory.prototype.grow = function capped(pages) {
-    if (this.buffer.byteLength + pages * 65536 > 48 * 2 ** 20) throw new RangeError('WebAssembly.Memory.grow(): Maximum memory size exceeded');
+    if (this.buffer.byteLength + pages * 65536 > 48 * 2 ** 20)
+      throw new RangeError('WebAssembly.Memory.grow(): Maximum memory size exceeded');
     return grow.call(this, pages);
   };
 };
@@ -48,12 +54,19 @@ async function sweepCsvs(page) {
     window.__files = {};
     HTMLAnchorElement.prototype.click = function click() {
       const name = this.download;
-      fetch(this.href).then((r) => r.text()).then((t) => { window.__files[name] = t; });
+      fetch(this.href)
+        .then((r) => r.text())
+        .then((t) => {
+          window.__files[name] = t;
+        });
     };
   });
   const out = {};
   for (const name of SWEEP_PANELS) {
-    await page.locator(`[data-panel="${name}"]`).getByRole('button', { name: /as CSV/ }).click();
+    await page
+      .locator(`[data-panel="${name}"]`)
+      .getByRole('button', { name: /as CSV/ })
+      .click();
     await page.waitForFunction((n) => window.__files[`attnscale-${n}.csv`], name);
     out[name] = await page.evaluate((n) => window.__files[`attnscale-${n}.csv`], name);
   }
@@ -64,17 +77,25 @@ describe('sweeps', { timeout: 300000 }, () => {
   test('3 sweep Workers draw exactly what 1 draws', async () => {
     const seen = {};
     for (const n of [1, 3]) {
-      const { page, errors } = await open(`?seqLen=64&dk=32&scale=none&mean=0.2&sweepWorkers=${n}`, [COUNT_WORKERS]);
+      const { page, errors } = await open(`?seqLen=64&dk=32&scale=none&mean=0.2&sweepWorkers=${n}`, [
+        COUNT_WORKERS,
+      ]);
       await waitForApp(page, { chapter8: true, timeout: 120000 });
       seen[n] = {
         workers: await page.evaluate(() => window.__workers),
-        readouts: await page.$$eval('[data-stat]', (els) => els.map((e) => `${e.dataset.stat}=${e.textContent}`)),
+        readouts: await page.$$eval('[data-stat]', (els) =>
+          els.map((e) => `${e.dataset.stat}=${e.textContent}`),
+        ),
         csv: await sweepCsvs(page),
       };
       assert.deepEqual(errors, []);
       await page.close();
     }
-    assert.equal(seen[3].workers - seen[1].workers, 2, `Workers started: ${seen[1].workers} with 1 sweep Worker, ${seen[3].workers} with 3`);
+    assert.equal(
+      seen[3].workers - seen[1].workers,
+      2,
+      `Workers started: ${seen[1].workers} with 1 sweep Worker, ${seen[3].workers} with 3`,
+    );
     for (const name of SWEEP_PANELS) {
       const rows = seen[1].csv[name].trim().split('\r\n');
       assert.ok(rows.length >= 1 + 3 * 13, `${name}: ${rows.length} rows`);
@@ -94,23 +115,41 @@ describe('sweeps', { timeout: 300000 }, () => {
     await t.press('Enter');
     const notice = page.locator('#notices .notice.error', { hasText: 'needs more memory' });
     await notice.waitFor({ timeout: 120000 });
-    assert.match(await notice.textContent(), /The setting T = 2048, d_k = 64 needs more memory than this browser gives the engine\. The charts show T = 256, d_k = 64, the last setting that worked/);
+    assert.match(
+      await notice.textContent(),
+      /The setting T = 2048, d_k = 64 needs more memory than this browser gives the engine\. The charts show T = 256, d_k = 64, the last setting that worked/,
+    );
     // Back to the last good setting: controls, URL and charts agree.
-    await page.waitForFunction(() => /seqLen=256&/.test(document.getElementById('app').dataset.resultQuery) && /seqLen=256&/.test(location.search));
+    await page.waitForFunction(
+      () =>
+        /seqLen=256&/.test(document.getElementById('app').dataset.resultQuery) &&
+        /seqLen=256&/.test(location.search),
+    );
     // (the number input keeps what was typed while it has the focus; its slider shows the value used)
-    assert.match(await page.locator('[data-field="seqLen"] input[type="range"]').getAttribute('aria-valuetext'), / 256$/);
+    assert.match(
+      await page.locator('[data-field="seqLen"] input[type="range"]').getAttribute('aria-valuetext'),
+      / 256$/,
+    );
     assert.equal(await stat(page, 'rawLogitStd'), before);
     assert.equal((await sweepCsvs(page)).sigma, sigmaCsv);
-    for (const name of SWEEP_PANELS) assert.equal(await page.locator(`[data-panel="${name}"]`).getAttribute('data-drawn'), 'true');
+    for (const name of SWEEP_PANELS)
+      assert.equal(await page.locator(`[data-panel="${name}"]`).getAttribute('data-drawn'), 'true');
 
     // The engine was restarted: the next change computes as usual.
     const slider = page.locator('[data-field="dk"] input[type="range"]');
     await slider.focus();
     await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(() => /dk=128&/.test(document.getElementById('app').dataset.resultQuery), null, { timeout: 60000 });
+    await page.waitForFunction(
+      () => /dk=128&/.test(document.getElementById('app').dataset.resultQuery),
+      null,
+      { timeout: 60000 },
+    );
     assert.ok(Math.abs(parseFloat(await stat(page, 'rawLogitStd')) - Math.sqrt(128)) < 0.5);
     // Emscripten's own report of the abort is the only console message.
-    assert.deepEqual(errors.filter((e) => !/Aborted\(\)/.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => !/Aborted\(\)/.test(e)),
+      [],
+    );
     await page.close();
   });
 });

@@ -19,8 +19,15 @@ async function open(query = '') {
 }
 
 /** { 'fp16:nosub:none': { dk: number | 'never', stage } , … } from the table. */
-const readTable = (page) => page.evaluate(() => Object.fromEntries([...document.querySelectorAll('[data-threshold]')]
-  .map((td) => [td.dataset.threshold, { dk: td.dataset.dk === 'never' ? 'never' : Number(td.dataset.dk), stage: td.dataset.stage }])));
+const readTable = (page) =>
+  page.evaluate(() =>
+    Object.fromEntries(
+      [...document.querySelectorAll('[data-threshold]')].map((td) => [
+        td.dataset.threshold,
+        { dk: td.dataset.dk === 'never' ? 'never' : Number(td.dataset.dk), stage: td.dataset.stage },
+      ]),
+    ),
+  );
 
 describe('overflow thresholds', { timeout: 300000 }, () => {
   test('every cell measured; fp16 small, bf16 much larger, fp32 not smaller; max subtraction never fails in exp', async () => {
@@ -30,9 +37,12 @@ describe('overflow thresholds', { timeout: 300000 }, () => {
     assert.equal(await panel.locator('.panel-status').textContent(), '');
     const t = await readTable(page);
     assert.equal(Object.keys(t).length, 30);
-    for (const [k, v] of Object.entries(t)) assert.ok(v.dk === 'never' || (Number.isInteger(v.dk) && v.dk >= 1 && v.dk <= 4096), `${k}: ${v.dk}`);
+    for (const [k, v] of Object.entries(t))
+      assert.ok(v.dk === 'never' || (Number.isInteger(v.dk) && v.dk >= 1 && v.dk <= 4096), `${k}: ${v.dk}`);
 
-    const fp16 = t['fp16:nosub:none'], bf16 = t['bf16:nosub:none'], fp32 = t['fp32:nosub:none'];
+    const fp16 = t['fp16:nosub:none'],
+      bf16 = t['bf16:nosub:none'],
+      fp32 = t['fp32:nosub:none'];
     assert.equal(fp16.stage, 'exp');
     assert.ok(Number.isInteger(fp16.dk) && fp16.dk <= 64, `fp16 unscaled fails at d_k ${fp16.dk}`);
     assert.equal(bf16.stage, 'exp', 'bf16 fails in exp, not in the logits');
@@ -45,8 +55,16 @@ describe('overflow thresholds', { timeout: 300000 }, () => {
 
     // The "why" line of fp16 quotes ln(65504) and a largest logit above it.
     const why = await panel.locator('.thresholds-why').textContent();
-    assert.match(why, new RegExp(`fp16, none, no max subtraction: at d_k ${fp16.dk} the largest logit is [\\d.]+ .*ln\\(65504\\) = 11\\.09`));
-    assert.match(await panel.locator('[data-row="bf16:nosub"] [data-largest-finite]').textContent(), /^3\.39e38 \(88\.72\)$/);
+    assert.match(
+      why,
+      new RegExp(
+        `fp16, none, no max subtraction: at d_k ${fp16.dk} the largest logit is [\\d.]+ .*ln\\(65504\\) = 11\\.09`,
+      ),
+    );
+    assert.match(
+      await panel.locator('[data-row="bf16:nosub"] [data-largest-finite]').textContent(),
+      /^3\.39e38 \(88\.72\)$/,
+    );
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -57,10 +75,21 @@ describe('overflow thresholds', { timeout: 300000 }, () => {
     assert.match(caption, /^T = 256 \(the page’s T = 512, capped at 256/);
     assert.match(caption, /seed 3/);
     // A new setting measures again.
-    await page.evaluate(() => { history.replaceState(null, '', '?seqLen=32&seed=3'); dispatchEvent(new PopStateEvent('popstate')); });
-    await page.waitForFunction(() => /^T = 32,/.test(document.querySelector('[data-panel="thresholds"] .caption:not(.gaps)').textContent), null, { timeout: 60000 });
+    await page.evaluate(() => {
+      history.replaceState(null, '', '?seqLen=32&seed=3');
+      dispatchEvent(new PopStateEvent('popstate'));
+    });
+    await page.waitForFunction(
+      () =>
+        /^T = 32,/.test(document.querySelector('[data-panel="thresholds"] .caption:not(.gaps)').textContent),
+      null,
+      { timeout: 60000 },
+    );
     await waitForApp(page, { chapter8: true, timeout: 120000 });
-    assert.equal(Object.values(await readTable(page)).filter((v) => v.dk === undefined || Number.isNaN(v.dk)).length, 0);
+    assert.equal(
+      Object.values(await readTable(page)).filter((v) => v.dk === undefined || Number.isNaN(v.dk)).length,
+      0,
+    );
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -26,22 +26,36 @@ async function open(query = '', opts = {}) {
 const steps = async (page) => Number(await stat(page, 'train.step'));
 /** Wait until the step counter is ≥ min (or === eq). */
 const waitSteps = (page, { min = null, eq = null }, timeout = 60000) =>
-  page.waitForFunction(({ min: lo, eq: want }) => {
-    const n = Number(document.querySelector('[data-stat="train.step"]').textContent);
-    return want !== null ? n === want : n >= lo;
-  }, { min, eq }, { timeout, polling: 50 });
-const waitIdle = (page) => page.waitForFunction(() => document.querySelector('[data-panel="training"]').dataset.trainState === 'paused', null, { timeout: 30000 });
+  page.waitForFunction(
+    ({ min: lo, eq: want }) => {
+      const n = Number(document.querySelector('[data-stat="train.step"]').textContent);
+      return want !== null ? n === want : n >= lo;
+    },
+    { min, eq },
+    { timeout, polling: 50 },
+  );
+const waitIdle = (page) =>
+  page.waitForFunction(
+    () => document.querySelector('[data-panel="training"]').dataset.trainState === 'paused',
+    null,
+    { timeout: 30000 },
+  );
 
 /** A fingerprint of a chart canvas (changes when anything is drawn differently). */
-const canvasPrint = (page, index) => page.locator('[data-panel="training"] .train-chart canvas').nth(index).evaluate((c) => {
-  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-  let hsh = 0, ink = 0;
-  for (let i = 0; i < d.length; i += 4) {
-    hsh = (Math.imul(hsh, 31) + d[i] + 7 * d[i + 1] + 13 * d[i + 2]) | 0;
-    if (d[i + 3] > 0) ink++;
-  }
-  return { hsh, ink };
-});
+const canvasPrint = (page, index) =>
+  page
+    .locator('[data-panel="training"] .train-chart canvas')
+    .nth(index)
+    .evaluate((c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let hsh = 0,
+        ink = 0;
+      for (let i = 0; i < d.length; i += 4) {
+        hsh = (Math.imul(hsh, 31) + d[i] + 7 * d[i + 1] + 13 * d[i + 2]) | 0;
+        if (d[i + 3] > 0) ink++;
+      }
+      return { hsh, ink };
+    });
 
 describe('the training panel', { timeout: 300000 }, () => {
   test('play grows the curves and the counter, pause stops it, step adds 10, reset clears; screenshots', async () => {
@@ -68,7 +82,7 @@ describe('the training panel', { timeout: 300000 }, () => {
     }
     assert.notEqual(printA.hsh, before0.hsh, 'the loss chart drew curves');
     assert.notEqual(printB.hsh, printA.hsh, 'the loss chart keeps changing while playing');
-    assert.ok(await steps(page) > a, 'the counter advances');
+    assert.ok((await steps(page)) > a, 'the counter advances');
     assert.ok(Number(await stat(page, 'train.speed')) > 0, 'a speed readout');
 
     // Let it pass ~200 steps, then pause: the counter stays still for more than a second.
@@ -89,12 +103,15 @@ describe('the training panel', { timeout: 300000 }, () => {
     }
     assert.match(await page.locator('[data-train-summary]').textContent(), new RegExp(`Step ${paused} `));
     // The heatmaps were painted (many distinct colours in the first one).
-    const colours = await panel.locator('.train-heat canvas').first().evaluate((c) => {
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-      const seen = new Set();
-      for (let i = 0; i < d.length; i += 4 * 5) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
-      return seen.size;
-    });
+    const colours = await panel
+      .locator('.train-heat canvas')
+      .first()
+      .evaluate((c) => {
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        const seen = new Set();
+        for (let i = 0; i < d.length; i += 4 * 5) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+        return seen.size;
+      });
     assert.ok(colours > 12, `heatmap colours ${colours}`);
     await page.locator('#training').screenshot({ path: join(OUT, 'training-desktop.png') });
 
@@ -160,8 +177,14 @@ describe('the training panel', { timeout: 300000 }, () => {
     const { page, errors } = await open('');
     await page.locator('[data-train-preset="dk256"]').click();
     // The page's own settings moved too (the URL is the state).
-    await page.waitForFunction(() => /(^|&|\?)dk=256(&|$)/.test(location.search) && /seqLen=32(&|$)/.test(location.search));
-    await page.waitForFunction(() => /^\d+$/.test(document.querySelector('[data-stat="train.sqrt.stepTo90"]')?.textContent ?? ''), null, { timeout: 120000, polling: 100 });
+    await page.waitForFunction(
+      () => /(^|&|\?)dk=256(&|$)/.test(location.search) && /seqLen=32(&|$)/.test(location.search),
+    );
+    await page.waitForFunction(
+      () => /^\d+$/.test(document.querySelector('[data-stat="train.sqrt.stepTo90"]')?.textContent ?? ''),
+      null,
+      { timeout: 120000, polling: 100 },
+    );
     assert.equal(await stat(page, 'train.sqrt.stepTo90'), '112');
     await page.locator('[data-panel="training"] [data-action="play"]').click(); // pause
     await waitIdle(page);
@@ -172,26 +195,47 @@ describe('the training panel', { timeout: 300000 }, () => {
   test('the page’s T above 128 and the cost cap are clamped and said in the panel; a custom scale adds a copy', async () => {
     const { page, errors } = await open(''); // page default T = 256
     const notes = page.locator('[data-panel="training"] .train-adjust');
-    assert.match(await notes.textContent(), /T = 256 is above the trainer's range 8\.\.128: training uses T = 128/);
-    assert.equal(await page.locator('[data-panel="training"] .notice').count(), 0, 'a plain line, not a warning');
+    assert.match(
+      await notes.textContent(),
+      /T = 256 is above the trainer's range 8\.\.128: training uses T = 128/,
+    );
+    assert.equal(
+      await page.locator('[data-panel="training"] .notice').count(),
+      0,
+      'a plain line, not a warning',
+    );
     await notes.getByRole('button', { name: /T to 32/ }).click();
     await page.waitForFunction(() => /seqLen=32(&|$)/.test(location.search));
-    await page.waitForFunction(() => !document.querySelector('[data-panel="training"] .train-adjust').textContent.includes('T = 256'));
+    await page.waitForFunction(
+      () => !document.querySelector('[data-panel="training"] .train-adjust').textContent.includes('T = 256'),
+    );
     await page.close();
 
     const big = await open('?dk=4096&seqLen=128');
-    assert.match(await big.page.locator('[data-panel="training"] .train-adjust').textContent(), /cost cap of 2097152: training uses batch size 4/);
+    assert.match(
+      await big.page.locator('[data-panel="training"] .train-adjust').textContent(),
+      /cost cap of 2097152: training uses batch size 4/,
+    );
     await big.page.close();
 
     const custom = await open('?dk=32&seqLen=16&scale=0.05');
     await custom.page.locator('[data-panel="training"] [data-action="step"]').click();
     await waitSteps(custom.page, { eq: STEP_BUTTON_STEPS });
     // The custom copy's readout is filled in the same frame as, or just after, the step counter.
-    await custom.page.waitForFunction(() => {
-      const el = document.querySelector('[data-stat="train.custom.loss"]');
-      return el && Number.isFinite(Number(el.textContent)) && el.textContent.trim() !== '';
-    }, null, { timeout: 10000 }).catch(() => {});
-    assert.ok(Number.isFinite(Number(await stat(custom.page, 'train.custom.loss'))), 'a fourth copy with the custom multiplier');
+    await custom.page
+      .waitForFunction(
+        () => {
+          const el = document.querySelector('[data-stat="train.custom.loss"]');
+          return el && Number.isFinite(Number(el.textContent)) && el.textContent.trim() !== '';
+        },
+        null,
+        { timeout: 10000 },
+      )
+      .catch(() => {});
+    assert.ok(
+      Number.isFinite(Number(await stat(custom.page, 'train.custom.loss'))),
+      'a fourth copy with the custom multiplier',
+    );
     assert.match(await custom.page.locator('[data-panel="training"] .legend').textContent(), /× 0\.05/);
     assert.deepEqual([...errors, ...big.errors, ...custom.errors], []);
     await custom.page.close();
@@ -204,7 +248,9 @@ describe('the training panel', { timeout: 300000 }, () => {
     await waitSteps(page, { min: 200 });
     await panel.locator('[data-action="play"]').click();
     await waitIdle(page);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     assert.ok(overflow <= 0, `no horizontal scrolling at 360 px (overflow ${overflow} px)`);
     await page.locator('#training').screenshot({ path: join(OUT, 'training-phone.png') });
     assert.deepEqual(errors, []);
@@ -220,14 +266,21 @@ describe('the training panel', { timeout: 300000 }, () => {
     await panel.locator('[data-train-copy="linear"]').focus();
     await page.keyboard.press('Space');
     await panel.locator('[data-train-copy="none_cap5"]').check();
-    await page.waitForFunction(() => /[?&]trainCopies=none,sqrt,rms_sqrt,none_cap5(&|$)/.test(location.search));
-    assert.equal(await panel.getByRole('checkbox', { name: 'RMS-norm + 1/√d_k' }).isChecked(), true, 'each checkbox is labelled');
+    await page.waitForFunction(() =>
+      /[?&]trainCopies=none,sqrt,rms_sqrt,none_cap5(&|$)/.test(location.search),
+    );
+    assert.equal(
+      await panel.getByRole('checkbox', { name: 'RMS-norm + 1/√d_k' }).isChecked(),
+      true,
+      'each checkbox is labelled',
+    );
     await panel.locator('[data-action="step"]').click();
     await waitSteps(page, { eq: STEP_BUTTON_STEPS });
     await waitIdle(page);
     const rows = await panel.locator('.train-table tbody th').allTextContents();
     assert.deepEqual(rows, ['none', '1/√d_k', 'RMS-norm + 1/√d_k', 'none + soft-cap 5']);
-    for (const c of ['none', 'sqrt', 'rms_sqrt', 'none_cap5']) assert.ok(Number.isFinite(Number(await stat(page, `train.${c}.loss`))), c);
+    for (const c of ['none', 'sqrt', 'rms_sqrt', 'none_cap5'])
+      assert.ok(Number.isFinite(Number(await stat(page, `train.${c}.loss`))), c);
     const legend = await panel.locator('.legend').first().textContent();
     assert.match(legend, /RMS-norm \+ 1\/√d_k/);
     assert.doesNotMatch(legend, /1\/d_k(?!_)/);
@@ -238,7 +291,8 @@ describe('the training panel', { timeout: 300000 }, () => {
     assert.equal(await panel.locator('[data-train-copy="none_cap5"]').isChecked(), true);
     assert.match(await panel.locator('.train-notes').textContent(), /At least one copy/);
     // All eight, trained a little: the screenshot shows the legend and eight distinct colours.
-    for (const c of ['none', 'sqrt', 'linear', 'rms_sqrt', 'layer_sqrt', 'none_cap50', 'sqrt_logn']) await panel.locator(`[data-train-copy="${c}"]`).check();
+    for (const c of ['none', 'sqrt', 'linear', 'rms_sqrt', 'layer_sqrt', 'none_cap50', 'sqrt_logn'])
+      await panel.locator(`[data-train-copy="${c}"]`).check();
     await panel.locator('[data-action="step"]').click();
     await waitSteps(page, { eq: STEP_BUTTON_STEPS });
     await waitIdle(page);
@@ -251,11 +305,19 @@ describe('the training panel', { timeout: 300000 }, () => {
   test('copies in the URL: a shared link restores them, an unknown name is dropped with a notice', async () => {
     const { page, errors } = await open('?dk=16&seqLen=32&trainCopies=sqrt,flash,layer_sqrt');
     const panel = page.locator('[data-panel="training"]');
-    const checked = await panel.locator('[data-train-copy]').evaluateAll((els) => els.filter((e) => e.checked).map((e) => e.value));
+    const checked = await panel
+      .locator('[data-train-copy]')
+      .evaluateAll((els) => els.filter((e) => e.checked).map((e) => e.value));
     assert.deepEqual(checked, ['sqrt', 'layer_sqrt']);
-    assert.match(await page.locator('#notices').textContent(), /trainCopies=sqrt,flash,layer_sqrt names unknown copies \(flash;.*using trainCopies=sqrt,layer_sqrt/);
+    assert.match(
+      await page.locator('#notices').textContent(),
+      /trainCopies=sqrt,flash,layer_sqrt names unknown copies \(flash;.*using trainCopies=sqrt,layer_sqrt/,
+    );
     await page.waitForFunction(() => /[?&]trainCopies=sqrt,layer_sqrt(&|$)/.test(location.search));
-    assert.match(await panel.locator('.train-from-page').textContent(), /copies: 1\/√d_k, layer-norm \+ 1\/√d_k/);
+    assert.match(
+      await panel.locator('.train-from-page').textContent(),
+      /copies: 1\/√d_k, layer-norm \+ 1\/√d_k/,
+    );
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -264,13 +326,24 @@ describe('the training panel', { timeout: 300000 }, () => {
     const { page, errors } = await open('');
     const panel = page.locator('[data-panel="training"]');
     await panel.locator('[data-train-preset="qknorm-init2"]').click();
-    await page.waitForFunction(() => /[?&]dk=256(&|$)/.test(location.search) && /seqLen=32(&|$)/.test(location.search)
-      && /trainInitScale=2(&|$)/.test(location.search) && /trainCopies=none,sqrt,rms_sqrt,layer_sqrt(&|$)/.test(location.search));
-    const checked = await panel.locator('[data-train-copy]').evaluateAll((els) => els.filter((e) => e.checked).map((e) => e.value));
+    await page.waitForFunction(
+      () =>
+        /[?&]dk=256(&|$)/.test(location.search) &&
+        /seqLen=32(&|$)/.test(location.search) &&
+        /trainInitScale=2(&|$)/.test(location.search) &&
+        /trainCopies=none,sqrt,rms_sqrt,layer_sqrt(&|$)/.test(location.search),
+    );
+    const checked = await panel
+      .locator('[data-train-copy]')
+      .evaluateAll((els) => els.filter((e) => e.checked).map((e) => e.value));
     assert.deepEqual(checked, ['none', 'sqrt', 'rms_sqrt', 'layer_sqrt']);
     assert.equal(await panel.locator('[data-train-field="initScale"] input').inputValue(), '2');
     assert.match(await panel.locator('.train-preset-note').textContent(), /QK-norm.*RMS-norm \+ 1\/√d_k 106/);
-    await page.waitForFunction(() => /^\d+$/.test(document.querySelector('[data-stat="train.rms_sqrt.stepTo90"]')?.textContent ?? ''), null, { timeout: 120000, polling: 100 });
+    await page.waitForFunction(
+      () => /^\d+$/.test(document.querySelector('[data-stat="train.rms_sqrt.stepTo90"]')?.textContent ?? ''),
+      null,
+      { timeout: 120000, polling: 100 },
+    );
     assert.equal(await stat(page, 'train.rms_sqrt.stepTo90'), '106');
     await panel.locator('[data-action="play"]').click(); // pause
     await waitIdle(page);

@@ -9,11 +9,18 @@ export const FIREFOX = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
 
 /** launchFirefox({ width, height }) → driver (see the file's comment). */
 export async function launchFirefox({ width = 1280, height = 900 } = {}) {
-  const browser = await puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true, defaultViewport: { width, height } });
+  const browser = await puppeteer.launch({
+    browser: 'firefox',
+    executablePath: FIREFOX,
+    headless: true,
+    defaultViewport: { width, height },
+  });
   const page = (await browser.pages())[0] ?? (await browser.newPage());
   page.setDefaultTimeout(120000);
   const errors = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+  });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   return {
     name: 'firefox',

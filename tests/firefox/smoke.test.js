@@ -16,8 +16,16 @@ smokeSuite({
       if (driver.errors.length) throw new Error(`console errors: ${driver.errors.join('; ')}`);
       // The interception is live: a request the page makes now is refused and recorded.
       const probe = 'http://127.0.0.1:65530/probe';
-      const outcome = await driver.evaluate((u) => fetch(u).then(() => 'fetched', () => 'refused'), probe);
-      if (outcome !== 'refused' || !net.refused.includes(probe)) throw new Error(`request interception is not active (${outcome})`);
+      const outcome = await driver.evaluate(
+        (u) =>
+          fetch(u).then(
+            () => 'fetched',
+            () => 'refused',
+          ),
+        probe,
+      );
+      if (outcome !== 'refused' || !net.refused.includes(probe))
+        throw new Error(`request interception is not active (${outcome})`);
       return requested;
     } finally {
       await net.stop();

@@ -43,14 +43,29 @@ function reference(q, k, v, T, dk, scale, causal) {
 // below 1e-6 (tests/cpp/test_forward_fast.cpp); a wrong index, mask or packing gives ~0.1.
 test('attention matches a float64 reference on awkward shapes, SIMD and scalar builds', async () => {
   const { simd, scalar } = await bothEngines();
-  const shapes = [[2, 4], [5, 3], [16, 16], [17, 4], [33, 16], [64, 64], [100, 20], [130, 128], [40, 512]];
+  const shapes = [
+    [2, 4],
+    [5, 3],
+    [16, 16],
+    [17, 4],
+    [33, 16],
+    [64, 64],
+    [100, 20],
+    [130, 128],
+    [40, 512],
+  ];
   for (const [T, dk] of shapes) {
     for (const causal of [false, true]) {
       const n = T * dk;
-      const q = uniform(n, 1 + T), k = uniform(n, 2 + dk), v = uniform(n, 3);
+      const q = uniform(n, 1 + T),
+        k = uniform(n, 2 + dk),
+        v = uniform(n, 3);
       const scale = 1 / Math.sqrt(dk);
       const want = reference(q, k, v, T, dk, scale, causal);
-      for (const [name, engine] of [['simd', simd], ['scalar', scalar]]) {
+      for (const [name, engine] of [
+        ['simd', simd],
+        ['scalar', scalar],
+      ]) {
         const got = engine.attention(q, k, v, { seqLen: T, dk, scale, causal });
         let worst = 0;
         for (let i = 0; i < n; i++) worst = Math.max(worst, Math.abs(got[i] - want[i]));

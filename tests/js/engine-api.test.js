@@ -4,9 +4,24 @@ import assert from 'node:assert/strict';
 import { bothEngines, STORY } from './helpers.js';
 
 const SCALARS = [
-  'rawLogitMean', 'rawLogitStd', 'rawLogitStdTheory', 'scaleFactor', 'logitMean', 'logitStd',
-  'logitMin', 'logitMax', 'entropy', 'entropyMax', 'maxWeight', 'saturatedFraction',
-  'jacobianNormMean', 'jacobianNormMedian', 'gradNormQ', 'gradNormK', 'onlineMaxAbsDiff', 'normLogitStd',
+  'rawLogitMean',
+  'rawLogitStd',
+  'rawLogitStdTheory',
+  'scaleFactor',
+  'logitMean',
+  'logitStd',
+  'logitMin',
+  'logitMax',
+  'entropy',
+  'entropyMax',
+  'maxWeight',
+  'saturatedFraction',
+  'jacobianNormMean',
+  'jacobianNormMedian',
+  'gradNormQ',
+  'gradNormK',
+  'onlineMaxAbsDiff',
+  'normLogitStd',
 ];
 
 test('info, schema and defaults describe the engine', async () => {
@@ -15,15 +30,39 @@ test('info, schema and defaults describe the engine', async () => {
   assert.equal(scalar.info.simd, false);
   assert.match(simd.info.version, /^\d+\.\d+\.\d+$/);
   const names = simd.schema.map((f) => f.name);
-  for (const n of ['dk', 'seqLen', 'precision', 'scale', 'subtractMax', 'causal', 'mean', 'std', 'correlation', 'seed']) {
+  for (const n of [
+    'dk',
+    'seqLen',
+    'precision',
+    'scale',
+    'subtractMax',
+    'causal',
+    'mean',
+    'std',
+    'correlation',
+    'seed',
+  ]) {
     assert.ok(names.includes(n), n);
   }
   const dk = simd.schema.find((f) => f.name === 'dk');
   assert.deepEqual([dk.min, dk.max, dk.default], [1, 4096, 64]);
   assert.deepEqual(simd.validate({}), {
-    dk: 64, seqLen: 256, precision: 'fp32', saturate: false, scale: 'sqrt', subtractMax: true,
-    softmax: 'naive', blockSize: 64, causal: false, mean: 0, std: 1, correlation: 0, seed: 1,
-    qkNorm: 'none', lengthScale: 0, softcap: 0,
+    dk: 64,
+    seqLen: 256,
+    precision: 'fp32',
+    saturate: false,
+    scale: 'sqrt',
+    subtractMax: true,
+    softmax: 'naive',
+    blockSize: 64,
+    causal: false,
+    mean: 0,
+    std: 1,
+    correlation: 0,
+    seed: 1,
+    qkNorm: 'none',
+    lengthScale: 0,
+    softcap: 0,
   });
   assert.equal(simd.validate({ scale: 0.5 }).scale, 0.5);
 });
@@ -37,7 +76,10 @@ test('run returns every documented field with the right types', async () => {
   assert.ok(r.histogram.counts.length >= 64);
   assert.equal(r.histogram.edges.length, r.histogram.counts.length + 1);
   // causal: row i sees i + 1 keys, and the histogram counts exactly the visible logits
-  assert.equal(r.histogram.counts.reduce((a, b) => a + b, 0), (40 * 41) / 2);
+  assert.equal(
+    r.histogram.counts.reduce((a, b) => a + b, 0),
+    (40 * 41) / 2,
+  );
   assert.ok(r.attention instanceof Float32Array);
   assert.equal(r.attention.length, 40 * 40);
   assert.equal(r.attention[1], 0); // masked
@@ -77,15 +119,22 @@ test("the seed's headline numbers at d_k = 128, T = 256", async () => {
 // entropy) differ, by float rounding: relative 1e-5 is ~100 ulp of headroom.
 test('SIMD and scalar builds agree', async () => {
   const { simd, scalar } = await bothEngines();
-  for (const cfg of [{ dk: 64, seqLen: 100, scale: 'none' }, { dk: 7, seqLen: 33, causal: true, mean: 0.3, correlation: 0.5 }]) {
+  for (const cfg of [
+    { dk: 64, seqLen: 100, scale: 'none' },
+    { dk: 7, seqLen: 33, causal: true, mean: 0.3, correlation: 0.5 },
+  ]) {
     const a = simd.run(cfg);
     const b = scalar.run(cfg);
     for (const f of SCALARS) {
-      if (Number.isNaN(a[f])) { assert.ok(Number.isNaN(b[f]), f); continue; }
+      if (Number.isNaN(a[f])) {
+        assert.ok(Number.isNaN(b[f]), f);
+        continue;
+      }
       assert.ok(Math.abs(a[f] - b[f]) <= 1e-5 * Math.max(1, Math.abs(a[f])), `${f}: ${a[f]} vs ${b[f]}`);
     }
     let worst = 0;
-    for (let i = 0; i < a.attention.length; i++) worst = Math.max(worst, Math.abs(a.attention[i] - b.attention[i]));
+    for (let i = 0; i < a.attention.length; i++)
+      worst = Math.max(worst, Math.abs(a.attention[i] - b.attention[i]));
     assert.ok(worst < 1e-5, `attention differs by ${worst}`);
   }
 });
@@ -108,7 +157,10 @@ test('sweep: one entry per d_k, and each point equals run at that d_k exactly', 
     assert.ok(Math.abs(s.rawLogitStd[i] / Math.sqrt(dks[i]) - 1) < 0.12, `dk ${dks[i]}: ${s.rawLogitStd[i]}`);
   }
   const points = [...simd.sweepPoints({ seqLen: 16 }, [4, 8])];
-  assert.deepEqual(points.map((p) => p.dk), [4, 8]);
+  assert.deepEqual(
+    points.map((p) => p.dk),
+    [4, 8],
+  );
 });
 
 const BAD = [
@@ -147,14 +199,31 @@ test('every bad input throws a RangeError/TypeError naming the field, and the en
   const { simd, scalar } = await bothEngines();
   for (const engine of [simd, scalar]) {
     for (const [cfg, type, message] of BAD) {
-      assert.throws(() => engine.run(cfg), (e) => e instanceof type && message.test(e.message), JSON.stringify(cfg));
+      assert.throws(
+        () => engine.run(cfg),
+        (e) => e instanceof type && message.test(e.message),
+        JSON.stringify(cfg),
+      );
       assert.throws(() => engine.validate(cfg), type);
       assert.throws(() => engine.sweep(cfg, [1, 2]), type);
     }
     assert.equal(engine.run({ dk: 8, seqLen: 8 }).attention.length, 64);
   }
-  for (const [dks, type] of [[[], RangeError], [[0], RangeError], [[5000], RangeError], [[1.5], RangeError], [['8'], TypeError], ['8', TypeError], [null, TypeError], [new Array(65).fill(1), RangeError]]) {
-    assert.throws(() => simd.sweep({}, dks), (e) => e instanceof type && /dks must be/.test(e.message), JSON.stringify(dks));
+  for (const [dks, type] of [
+    [[], RangeError],
+    [[0], RangeError],
+    [[5000], RangeError],
+    [[1.5], RangeError],
+    [['8'], TypeError],
+    ['8', TypeError],
+    [null, TypeError],
+    [new Array(65).fill(1), RangeError],
+  ]) {
+    assert.throws(
+      () => simd.sweep({}, dks),
+      (e) => e instanceof type && /dks must be/.test(e.message),
+      JSON.stringify(dks),
+    );
   }
   assert.throws(() => simd.round('fp12', new Float32Array(2)), RangeError);
   assert.throws(() => simd.round('fp16', [1, 2]), TypeError);
@@ -165,7 +234,7 @@ test('every bad input throws a RangeError/TypeError naming the field, and the en
 test('memory stays bounded across 10,000 runs with valid and invalid configs', async () => {
   const { simd } = await bothEngines();
   let seed = 12345;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
   const scales = ['none', 'sqrt', 'linear', 0.3];
   // warm up to the largest shape used below, then the heap must not grow at all
   simd.run({ dk: 64, seqLen: 64, softmax: 'online' });
@@ -174,13 +243,24 @@ test('memory stays bounded across 10,000 runs with valid and invalid configs', a
   for (let i = 0; i < 10000; i++) {
     if (i % 4 === 3) {
       const [cfg] = BAD[i % BAD.length];
-      try { simd.run(cfg); } catch { errors++; }
+      try {
+        simd.run(cfg);
+      } catch {
+        errors++;
+      }
       continue;
     }
     simd.run({
-      dk: 1 + Math.floor(rand() * 64), seqLen: 2 + Math.floor(rand() * 63),
-      scale: scales[i % 4], causal: rand() < 0.5, mean: rand() - 0.5, std: 0.5 + rand(),
-      correlation: rand() * 2 - 1, seed: i, softmax: rand() < 0.5 ? 'naive' : 'online', blockSize: 1,
+      dk: 1 + Math.floor(rand() * 64),
+      seqLen: 2 + Math.floor(rand() * 63),
+      scale: scales[i % 4],
+      causal: rand() < 0.5,
+      mean: rand() - 0.5,
+      std: 0.5 + rand(),
+      correlation: rand() * 2 - 1,
+      seed: i,
+      softmax: rand() < 0.5 ? 'naive' : 'online',
+      blockSize: 1,
     });
   }
   assert.equal(errors, 2500);

@@ -7,9 +7,18 @@ import { createEngine } from '../../web/src/engine/engine.js';
 
 const LIMIT = 256 * 2 ** 20;
 const CASES = [
-  ['three-scale sweep at T = 2048 up to d_k = 4096', (e) => e.sweepScales({ seqLen: 2048 }, [1, 4096], ['none', 'sqrt', 'linear'])],
+  [
+    'three-scale sweep at T = 2048 up to d_k = 4096',
+    (e) => e.sweepScales({ seqLen: 2048 }, [1, 4096], ['none', 'sqrt', 'linear']),
+  ],
   ['run at T = 2048, d_k = 4096', (e) => e.run({ seqLen: 2048, dk: 4096 })],
-  ['run then sweep in one engine', (e) => { e.run({ seqLen: 2048, dk: 4096 }); e.sweep({ seqLen: 2048 }, [4096]); }],
+  [
+    'run then sweep in one engine',
+    (e) => {
+      e.run({ seqLen: 2048, dk: 4096 });
+      e.sweep({ seqLen: 2048 }, [4096]);
+    },
+  ],
 ];
 
 for (const [name, work] of CASES) {

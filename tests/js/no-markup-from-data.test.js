@@ -22,7 +22,8 @@ function files(dir, ext) {
 const stripComments = (src) => src.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
 
 test('page scripts never turn strings into markup or code', () => {
-  const forbidden = /\.(innerHTML|outerHTML)\s*[+]?=|insertAdjacentHTML|document\.write|\beval\s*\(|new\s+Function\s*\(|createContextualFragment|srcdoc\s*=/;
+  const forbidden =
+    /\.(innerHTML|outerHTML)\s*[+]?=|insertAdjacentHTML|document\.write|\beval\s*\(|new\s+Function\s*\(|createContextualFragment|srcdoc\s*=/;
   const offenders = files(web, '.js').filter((f) => forbidden.test(stripComments(readFileSync(f, 'utf8'))));
   assert.deepEqual(offenders, []);
 });

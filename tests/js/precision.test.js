@@ -16,7 +16,11 @@ function randomBits(n, seed) {
   const bits = new Uint32Array(n);
   let s = seed >>> 0;
   for (let i = 0; i < n; i++) {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; // xorshift32
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0; // xorshift32
     bits[i] = s;
   }
   return bits;
@@ -38,7 +42,9 @@ test('casts are bit-identical: wasm SIMD, wasm scalar and native, on 2^20 random
       const n = new Uint32Array(new Uint8Array(readFileSync(join(dir, 'out.bin'))).buffer);
       for (let i = 0; i < bits.length; i++) {
         if (a[i] !== b[i] || a[i] !== n[i]) {
-          assert.fail(`${precision} saturate=${saturate}: input 0x${bits[i].toString(16)} → SIMD 0x${a[i].toString(16)}, scalar 0x${b[i].toString(16)}, native 0x${n[i].toString(16)}`);
+          assert.fail(
+            `${precision} saturate=${saturate}: input 0x${bits[i].toString(16)} → SIMD 0x${a[i].toString(16)}, scalar 0x${b[i].toString(16)}, native 0x${n[i].toString(16)}`,
+          );
         }
       }
     }
@@ -67,7 +73,14 @@ test('overflow story at d_k = 128, T = 256 in fp16', async () => {
   assert.equal(unscaledWithMax.firstNonFiniteStage, null);
   const scaledNoMax = simd.run({ ...STORY, precision: 'fp16', scale: 'sqrt', subtractMax: false });
   assert.deepEqual(scaledNoMax.nonFinite, { logits: 0, exp: 0, weights: 0, output: 0 });
-  const online = simd.run({ ...STORY, precision: 'fp16', scale: 'none', subtractMax: true, softmax: 'online', blockSize: 32 });
+  const online = simd.run({
+    ...STORY,
+    precision: 'fp16',
+    scale: 'none',
+    subtractMax: true,
+    softmax: 'online',
+    blockSize: 32,
+  });
   assert.equal(online.nonFinite.output, 0, 'the streaming softmax with max subtraction stays finite in fp16');
 });
 
@@ -88,7 +101,13 @@ test('online softmax agrees with naive in fp32', async () => {
 
 test('every precision runs and reports its largest finite value', async () => {
   const { simd } = await bothEngines();
-  const largest = { fp32: 3.4028234663852886e38, bf16: 3.3895313892515355e38, fp16: 65504, fp8e4m3: 448, fp8e5m2: 57344 };
+  const largest = {
+    fp32: 3.4028234663852886e38,
+    bf16: 3.3895313892515355e38,
+    fp16: 65504,
+    fp8e4m3: 448,
+    fp8e5m2: 57344,
+  };
   for (const precision of FORMATS) {
     const r = simd.run({ dk: 32, seqLen: 32, precision });
     assert.equal(r.largestFinite, largest[precision], precision);

@@ -12,8 +12,15 @@ test('every d_k lands in exactly one part, ascending; the largest has a part of 
   for (let parts = 1; parts <= 6; parts++) {
     const split = partitionDks(DKS, parts);
     assert.equal(split.length, Math.min(parts, DKS.length), `${parts} parts`);
-    assert.deepEqual(split.flat().sort((a, b) => a - b), DKS);
-    for (const p of split) assert.deepEqual(p, [...p].sort((a, b) => a - b));
+    assert.deepEqual(
+      split.flat().sort((a, b) => a - b),
+      DKS,
+    );
+    for (const p of split)
+      assert.deepEqual(
+        p,
+        [...p].sort((a, b) => a - b),
+      );
     if (parts >= 2) assert.deepEqual(split[0], [4096]);
   }
   assert.deepEqual(partitionDks(DKS, 2), [[4096], DKS.slice(0, -1)]);
@@ -54,8 +61,13 @@ test('the points of three parts equal the points of one job, bit for bit', async
   const scales = ['none', 'sqrt', 'linear', 0.25];
   const dks = DKS.slice(0, 10);
   const whole = drain(simd, cfg, dks, scales, 1000);
-  const parts = partitionDks(dks, 3).flatMap((p) => drain(simd, cfg, p, scales, 0)).sort((a, b) => a.dk - b.dk);
-  assert.deepEqual(parts.map((p) => p.dk), dks);
+  const parts = partitionDks(dks, 3)
+    .flatMap((p) => drain(simd, cfg, p, scales, 0))
+    .sort((a, b) => a.dk - b.dk);
+  assert.deepEqual(
+    parts.map((p) => p.dk),
+    dks,
+  );
   // deepStrictEqual compares numbers with Object.is: NaN equals NaN, -0 differs from +0.
   assert.deepStrictEqual(parts, whole);
   assert.deepEqual(Object.keys(whole[0].points), ['none', 'sqrt', 'linear', '0.25']);

@@ -8,7 +8,16 @@ import { createSweepPool } from '../../web/src/compute/sweep-pool.js';
 function fakes() {
   const made = [];
   const create = () => {
-    const w = { sent: [], listeners: [], postMessage(m) { this.sent.push(m); }, addEventListener(type, fn) { this.listeners.push([type, fn]); } };
+    const w = {
+      sent: [],
+      listeners: [],
+      postMessage(m) {
+        this.sent.push(m);
+      },
+      addEventListener(type, fn) {
+        this.listeners.push([type, fn]);
+      },
+    };
     made.push(w);
     return w;
   };
@@ -32,7 +41,10 @@ test('the first job starts the Workers and reaches them at once, split by d_k', 
   const parts = pool.sweep({ type: 'sweep', id: 1, dks: [1, 2, 4, 4096] });
   assert.equal(parts, 2);
   assert.equal(made.length, 2);
-  assert.deepEqual(made.map((w) => w.sent.map((m) => [m.part, m.dks])), [[[0, [4096]]], [[1, [1, 2, 4]]]]);
+  assert.deepEqual(
+    made.map((w) => w.sent.map((m) => [m.part, m.dks])),
+    [[[0, [4096]]], [[1, [1, 2, 4]]]],
+  );
   pool.variants({ type: 'variants', id: 2 });
   assert.equal(made[1].sent.at(-1).type, 'variants'); // the variants go to the last Worker
 });
@@ -42,7 +54,13 @@ test('a cancel broadcast before any Worker exists is delivered, in order, once t
   const pool = createSweepPool({ create, count: 2, route() {}, onFail() {} });
   pool.broadcast({ type: 'cancel', kind: 'sweep' });
   pool.sweep({ type: 'sweep', id: 3, dks: [8, 16] });
-  assert.deepEqual(made.map((w) => w.sent.map((m) => m.type)), [['cancel', 'sweep'], ['cancel', 'sweep']]);
+  assert.deepEqual(
+    made.map((w) => w.sent.map((m) => m.type)),
+    [
+      ['cancel', 'sweep'],
+      ['cancel', 'sweep'],
+    ],
+  );
 });
 
 test('with a shared Worker (no background factory) everything goes to it', () => {
@@ -50,5 +68,8 @@ test('with a shared Worker (no background factory) everything goes to it', () =>
   const pool = createSweepPool({ create: null, count: 3, shared, route() {}, onFail() {} });
   pool.start();
   assert.equal(pool.sweep({ type: 'sweep', id: 4, dks: [1, 2] }), 1);
-  assert.deepEqual(shared.sent.map((m) => m.dks), [[1, 2]]);
+  assert.deepEqual(
+    shared.sent.map((m) => m.dks),
+    [[1, 2]],
+  );
 });

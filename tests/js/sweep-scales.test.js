@@ -11,12 +11,17 @@ function assertSameSweep(got, want, where) {
   assert.deepEqual(Object.keys(got).sort(), Object.keys(want).sort(), where);
   for (const [field, value] of Object.entries(want)) {
     if (field === 'nonFinite') {
-      for (const [stage, counts] of Object.entries(value)) assert.deepEqual(got.nonFinite[stage], counts, `${where} nonFinite.${stage}`);
+      for (const [stage, counts] of Object.entries(value))
+        assert.deepEqual(got.nonFinite[stage], counts, `${where} nonFinite.${stage}`);
     } else if (field === 'firstNonFiniteStage') {
       assert.deepEqual(got[field], value, `${where} ${field}`);
     } else {
       assert.equal(got[field].constructor, value.constructor, `${where} ${field}`);
-      for (let i = 0; i < value.length; i++) assert.ok(Object.is(got[field][i], value[i]), `${where} ${field}[${i}]: ${got[field][i]} vs ${value[i]}`);
+      for (let i = 0; i < value.length; i++)
+        assert.ok(
+          Object.is(got[field][i], value[i]),
+          `${where} ${field}[${i}]: ${got[field][i]} vs ${value[i]}`,
+        );
     }
   }
 }
@@ -37,7 +42,11 @@ test('sweepScales: every scale equals sweep with that scale, bit for bit (SIMD a
       const all = engine.sweepScales(cfg, dks, SCALES);
       assert.deepEqual(Object.keys(all), ['none', 'sqrt', 'linear', '0.37']);
       for (const scale of SCALES) {
-        assertSameSweep(all[String(scale)], engine.sweep({ ...cfg, scale }, dks), `${JSON.stringify(cfg)} scale ${scale}`);
+        assertSameSweep(
+          all[String(scale)],
+          engine.sweep({ ...cfg, scale }, dks),
+          `${JSON.stringify(cfg)} scale ${scale}`,
+        );
       }
     }
   }
@@ -47,12 +56,16 @@ test('sweepScalesPoints yields one { dk, points } per d_k in order; a point equa
   const { simd } = await bothEngines();
   const dks = [8, 2, 40];
   const seen = [...simd.sweepScalesPoints({ seqLen: 20 }, dks, ['linear', 2])];
-  assert.deepEqual(seen.map((p) => p.dk), dks);
+  assert.deepEqual(
+    seen.map((p) => p.dk),
+    dks,
+  );
   for (const { dk, points } of seen) {
     assert.deepEqual(Object.keys(points).sort(), ['2', 'linear']); // (JS lists integer-like keys first)
     const run = simd.run({ seqLen: 20, dk, scale: 2 });
     for (const [field, value] of Object.entries(points['2'])) {
-      if (typeof value === 'number' && field !== 'dk') assert.ok(Object.is(value, run[field]), `${field} at dk ${dk}`);
+      if (typeof value === 'number' && field !== 'dk')
+        assert.ok(Object.is(value, run[field]), `${field} at dk ${dk}`);
     }
     assert.equal(points.linear.dk, dk);
   }
@@ -77,9 +90,18 @@ test('sweepScalesJob: advance(0) stops after one step, resumes, and ends with do
   job.delete(); // idempotent
   assert.throws(() => job.advance(1), /deleted/);
   const whole = simd.sweepScales(cfg, dks, ['none', 'sqrt']);
-  assert.deepEqual(points.map((p) => p.dk), dks);
+  assert.deepEqual(
+    points.map((p) => p.dk),
+    dks,
+  );
   for (const key of ['none', 'sqrt']) {
-    points.forEach((p, i) => assert.ok(Object.is(p.points[key].gradNormK, whole[key].gradNormK[i]) && Object.is(p.points[key].entropy, whole[key].entropy[i]), `${key} at ${p.dk}`));
+    points.forEach((p, i) =>
+      assert.ok(
+        Object.is(p.points[key].gradNormK, whole[key].gradNormK[i]) &&
+          Object.is(p.points[key].entropy, whole[key].entropy[i]),
+        `${key} at ${p.dk}`,
+      ),
+    );
   }
   // Dropped half way: delete frees it and the engine goes on.
   const dropped = simd.sweepScalesJob({ seqLen: 64 }, [512], ['sqrt']);
@@ -95,7 +117,13 @@ test('bad scales, dks, config or budget throw errors naming the field; the engin
     [{}, [1], null, TypeError, /scales must be a non-empty array .* got null/],
     [{}, [1], [], RangeError, /scales must be .* got length 0/],
     [{}, [1], new Array(9).fill('none'), RangeError, /at most 8 entries/],
-    [{}, [1], ['cube'], RangeError, /scales\[0\]: scale must be one of 'none', 'sqrt', 'linear' or a finite number/],
+    [
+      {},
+      [1],
+      ['cube'],
+      RangeError,
+      /scales\[0\]: scale must be one of 'none', 'sqrt', 'linear' or a finite number/,
+    ],
     [{}, [1], ['none', 0], RangeError, /scales\[1\]: scale/],
     [{}, [1], [-1], RangeError, /scales\[0\]: scale/],
     [{}, [1], [null], TypeError, /scales\[0\]: scale .* got null/],
@@ -109,12 +137,21 @@ test('bad scales, dks, config or budget throw errors naming the field; the engin
     [{ bogus: 1 }, [1], ['none'], TypeError, /unknown config field 'bogus'/],
   ];
   for (const [cfg, dks, scales, type, message] of BAD) {
-    for (const call of [() => simd.sweepScales(cfg, dks, scales), () => simd.sweepScalesJob(cfg, dks, scales), () => [...simd.sweepScalesPoints(cfg, dks, scales)]]) {
-      assert.throws(call, (e) => e instanceof type && message.test(e.message), `${JSON.stringify([cfg, dks, scales])}`);
+    for (const call of [
+      () => simd.sweepScales(cfg, dks, scales),
+      () => simd.sweepScalesJob(cfg, dks, scales),
+      () => [...simd.sweepScalesPoints(cfg, dks, scales)],
+    ]) {
+      assert.throws(
+        call,
+        (e) => e instanceof type && message.test(e.message),
+        `${JSON.stringify([cfg, dks, scales])}`,
+      );
     }
   }
   const job = simd.sweepScalesJob({ seqLen: 8 }, [2], ['none']);
-  for (const budget of [-1, NaN, '5']) assert.throws(() => job.advance(budget), /budgetMs must be a number >= 0/);
+  for (const budget of [-1, NaN, '5'])
+    assert.throws(() => job.advance(budget), /budgetMs must be a number >= 0/);
   job.delete();
   // a scale given in cfg is replaced by each of `scales`
   const s = simd.sweepScales({ seqLen: 16, scale: 'linear' }, [4], ['none']);

@@ -6,8 +6,21 @@ import assert from 'node:assert/strict';
 import { bothEngines } from './helpers.js';
 import { noticeText } from '../../web/src/state/state.js';
 import {
-  trainerConfig, defaultSettings, coerceSetting, copiesOf, stepReaching, summarize, TRAIN_PRESETS, PRESET_PAGE_BASE,
-  REACH_WINDOW, METRICS, settingsFromQuery, settingsToQuery, FINDINGS_PRESETS, COPY_SCHEMES, coerceCopies,
+  trainerConfig,
+  defaultSettings,
+  coerceSetting,
+  copiesOf,
+  stepReaching,
+  summarize,
+  TRAIN_PRESETS,
+  PRESET_PAGE_BASE,
+  REACH_WINDOW,
+  METRICS,
+  settingsFromQuery,
+  settingsToQuery,
+  FINDINGS_PRESETS,
+  COPY_SCHEMES,
+  coerceCopies,
 } from '../../web/src/state/train-state.js';
 
 const PAGE = { dk: 64, seqLen: 32, precision: 'fp32', saturate: false, scale: 'sqrt' };
@@ -16,11 +29,29 @@ test('train-state: the page’s values pass through when they fit, are clamped w
   const { simd } = await bothEngines();
   const schema = simd.trainSchema;
   const settings = defaultSettings(schema);
-  assert.deepEqual(settings, { optimizer: 'adam', learningRate: 1e-3, initScale: 1, batchSize: 16, seed: 1, stopAt: 500, copies: ['none', 'sqrt', 'linear'] });
+  assert.deepEqual(settings, {
+    optimizer: 'adam',
+    learningRate: 1e-3,
+    initScale: 1,
+    batchSize: 16,
+    seed: 1,
+    stopAt: 500,
+    copies: ['none', 'sqrt', 'linear'],
+  });
 
   const ok = trainerConfig(PAGE, settings, schema);
   assert.deepEqual(ok.notes, []);
-  assert.deepEqual(ok.cfg, { dk: 64, seqLen: 32, batchSize: 16, optimizer: 'adam', learningRate: 1e-3, initScale: 1, precision: 'fp32', saturate: false, seed: 1 });
+  assert.deepEqual(ok.cfg, {
+    dk: 64,
+    seqLen: 32,
+    batchSize: 16,
+    optimizer: 'adam',
+    learningRate: 1e-3,
+    initScale: 1,
+    precision: 'fp32',
+    saturate: false,
+    seed: 1,
+  });
   assert.deepEqual(simd.train(ok.cfg).config, { ...ok.cfg }, 'the engine takes the derived config as it is');
 
   const longT = trainerConfig({ ...PAGE, seqLen: 256 }, settings, schema);
@@ -39,7 +70,10 @@ test('train-state: the page’s values pass through when they fit, are clamped w
   assert.equal(custom.cfg.scale, 0.05);
   assert.deepEqual(copiesOf(custom.cfg), ['none', 'sqrt', 'linear', 'custom']);
 
-  assert.deepEqual(coerceSetting(schema, 'learningRate', '20'), { value: 10, notice: 'learningRate=20 is above the allowed range 0.000001..10; using learningRate=10.' });
+  assert.deepEqual(coerceSetting(schema, 'learningRate', '20'), {
+    value: 10,
+    notice: 'learningRate=20 is above the allowed range 0.000001..10; using learningRate=10.',
+  });
   assert.equal(coerceSetting(schema, 'batchSize', '3.6').value, 4);
   assert.equal(coerceSetting(schema, 'stopAt', '-3').value, 0);
 });
@@ -47,9 +81,16 @@ test('train-state: the page’s values pass through when they fit, are clamped w
 test('train-state: the d_k 64 and d_k 256 comparisons reproduce the quoted steps to 90 %, and the summary says so', async () => {
   const { simd } = await bothEngines();
   const schema = simd.trainSchema;
-  for (const [id, steps] of [['dk64', 200], ['dk256', 120]]) {
+  for (const [id, steps] of [
+    ['dk64', 200],
+    ['dk256', 120],
+  ]) {
     const p = TRAIN_PRESETS.find((x) => x.id === id);
-    const { cfg, notes } = trainerConfig({ ...PAGE, ...PRESET_PAGE_BASE, ...p.page }, { ...defaultSettings(schema), ...p.train }, schema);
+    const { cfg, notes } = trainerConfig(
+      { ...PAGE, ...PRESET_PAGE_BASE, ...p.page },
+      { ...defaultSettings(schema), ...p.train },
+      schema,
+    );
     assert.deepEqual(notes, []);
     const t = simd.train(cfg);
     const r = t.step(steps);
@@ -66,7 +107,10 @@ test('train-state: the d_k 64 and d_k 256 comparisons reproduce the quoted steps
     const quoted = Number(/1\/√d_k (\d+)/.exec(p.measured)[1]);
     assert.equal(run.reached.sqrt, quoted, `${id}: 1/√d_k reaches 90 % at the quoted step`);
     const text = summarize(run);
-    assert.match(text, new RegExp(`Reached 90% \\(mean of ${REACH_WINDOW} steps\\): 1/√d_k at step ${quoted}`));
+    assert.match(
+      text,
+      new RegExp(`Reached 90% \\(mean of ${REACH_WINDOW} steps\\): 1/√d_k at step ${quoted}`),
+    );
     // Whichever is larger is named (at step 200 of d_k 64 the learning 1/√d_k copy's is).
     assert.match(text, /: the (unscaled|1\/√d_k) copy's is [\d.]+× the (1\/√d_k|unscaled) copy's\./);
   }
@@ -82,40 +126,82 @@ test('train-state: the settings in the URL: own names, defaults left out, bad va
   // The page's own seed is not the trainer's.
   assert.deepEqual(settingsFromQuery('seed=9&dk=16', schema).settings, defaults);
 
-  const chosen = { ...defaults, optimizer: 'sgd', learningRate: 1, initScale: 0.5, batchSize: 8, seed: 3, stopAt: 0 };
+  const chosen = {
+    ...defaults,
+    optimizer: 'sgd',
+    learningRate: 1,
+    initScale: 0.5,
+    batchSize: 8,
+    seed: 3,
+    stopAt: 0,
+  };
   const q = settingsToQuery(chosen, schema);
-  assert.equal(q, 'trainOptimizer=sgd&trainLearningRate=1&trainInitScale=0.5&trainBatchSize=8&trainSeed=3&trainStopAt=0');
+  assert.equal(
+    q,
+    'trainOptimizer=sgd&trainLearningRate=1&trainInitScale=0.5&trainBatchSize=8&trainSeed=3&trainStopAt=0',
+  );
   assert.deepEqual(settingsFromQuery(q, schema), { settings: chosen, notices: [] });
   assert.equal(settingsToQuery({ ...defaults, seed: 2 }, schema), 'trainSeed=2');
 
-  const bad = settingsFromQuery('trainLearningRate=20&trainOptimizer=rmsprop&trainBatchSize=2.5&trainStopAt=-4&trainInitScale=abc', schema);
+  const bad = settingsFromQuery(
+    'trainLearningRate=20&trainOptimizer=rmsprop&trainBatchSize=2.5&trainStopAt=-4&trainInitScale=abc',
+    schema,
+  );
   assert.deepEqual(bad.settings, { ...defaults, learningRate: 10, batchSize: 3, stopAt: 0 });
   const byField = Object.fromEntries(bad.notices.map((n) => [n.field, n]));
-  assert.deepEqual(Object.keys(byField).sort(), ['trainBatchSize', 'trainInitScale', 'trainLearningRate', 'trainOptimizer', 'trainStopAt']);
-  assert.match(noticeText(byField.trainLearningRate), /^trainLearningRate=20 is above the allowed range 0\.000001\.\.10; using trainLearningRate=10\.$/);
-  assert.match(noticeText(byField.trainOptimizer), /trainOptimizer=rmsprop is not one of adam, sgd; using trainOptimizer=adam/);
+  assert.deepEqual(Object.keys(byField).sort(), [
+    'trainBatchSize',
+    'trainInitScale',
+    'trainLearningRate',
+    'trainOptimizer',
+    'trainStopAt',
+  ]);
+  assert.match(
+    noticeText(byField.trainLearningRate),
+    /^trainLearningRate=20 is above the allowed range 0\.000001\.\.10; using trainLearningRate=10\.$/,
+  );
+  assert.match(
+    noticeText(byField.trainOptimizer),
+    /trainOptimizer=rmsprop is not one of adam, sgd; using trainOptimizer=adam/,
+  );
   // What a clamped URL holds once written back: no bad value left.
   assert.deepEqual(settingsFromQuery(settingsToQuery(bad.settings, schema), schema).notices, []);
 });
 
-test('train-state: picked copies go to engine.train as named copies; the default three stay the trainer\'s defaults', async () => {
+test("train-state: picked copies go to engine.train as named copies; the default three stay the trainer's defaults", async () => {
   const { simd } = await bothEngines();
   const schema = simd.trainSchema;
   const settings = { ...defaultSettings(schema), copies: ['sqrt', 'rms_sqrt', 'none_cap50'] };
   const { cfg, notes } = trainerConfig(PAGE, settings, schema);
   assert.deepEqual(notes, []);
-  assert.deepEqual(cfg.copies, [{ name: 'sqrt', scale: 'sqrt' }, { name: 'rms_sqrt', scale: 'sqrt', qkNorm: 'rms' }, { name: 'none_cap50', scale: 'none', softcap: 50 }]);
+  assert.deepEqual(cfg.copies, [
+    { name: 'sqrt', scale: 'sqrt' },
+    { name: 'rms_sqrt', scale: 'sqrt', qkNorm: 'rms' },
+    { name: 'none_cap50', scale: 'none', softcap: 50 },
+  ]);
   assert.deepEqual(copiesOf(cfg), ['sqrt', 'rms_sqrt', 'none_cap50']);
   const t = simd.train(cfg);
   assert.deepEqual(Object.keys(t.step(2).copies), ['sqrt', 'rms_sqrt', 'none_cap50']);
   t.delete();
   // With a custom multiplier it is one more copy; with all eight picked there is no room for it (said).
-  assert.deepEqual(copiesOf(trainerConfig({ ...PAGE, scale: 0.05 }, settings, schema).cfg), ['sqrt', 'rms_sqrt', 'none_cap50', 'custom']);
-  const all = trainerConfig({ ...PAGE, scale: 0.05 }, { ...settings, copies: COPY_SCHEMES.map((c) => c.name) }, schema);
+  assert.deepEqual(copiesOf(trainerConfig({ ...PAGE, scale: 0.05 }, settings, schema).cfg), [
+    'sqrt',
+    'rms_sqrt',
+    'none_cap50',
+    'custom',
+  ]);
+  const all = trainerConfig(
+    { ...PAGE, scale: 0.05 },
+    { ...settings, copies: COPY_SCHEMES.map((c) => c.name) },
+    schema,
+  );
   assert.equal(all.cfg.copies.length, 8);
   assert.match(all.notes[0], /at most 8 copies/);
   // The defaults in any order are the defaults: no `copies` field, the trainer's own three.
-  assert.equal(trainerConfig(PAGE, { ...settings, copies: ['linear', 'none', 'sqrt'].sort() }, schema).cfg.copies, undefined);
+  assert.equal(
+    trainerConfig(PAGE, { ...settings, copies: ['linear', 'none', 'sqrt'].sort() }, schema).cfg.copies,
+    undefined,
+  );
   assert.deepEqual(coerceCopies(['linear', 'sqrt', 'none']).copies, ['none', 'sqrt', 'linear']);
 });
 
@@ -127,10 +213,16 @@ test('train-state: trainCopies in the URL round-trips; unknown names are dropped
   const q = settingsToQuery(chosen, schema);
   assert.equal(q, 'trainCopies=none,rms_sqrt,sqrt_logn');
   assert.deepEqual(settingsFromQuery(q, schema), { settings: chosen, notices: [] });
-  assert.equal(settingsToQuery({ ...chosen, seed: 2 }, schema), 'trainSeed=2&trainCopies=none,rms_sqrt,sqrt_logn');
+  assert.equal(
+    settingsToQuery({ ...chosen, seed: 2 }, schema),
+    'trainSeed=2&trainCopies=none,rms_sqrt,sqrt_logn',
+  );
   const bad = settingsFromQuery('trainCopies=sqrt,flash,rms_sqrt,sqrt', schema);
   assert.deepEqual(bad.settings.copies, ['sqrt', 'rms_sqrt']);
-  assert.match(noticeText(bad.notices[0]), /^trainCopies=sqrt,flash,rms_sqrt,sqrt names unknown copies \(flash; known: none, sqrt, .*\); using trainCopies=sqrt,rms_sqrt\.$/);
+  assert.match(
+    noticeText(bad.notices[0]),
+    /^trainCopies=sqrt,flash,rms_sqrt,sqrt names unknown copies \(flash; known: none, sqrt, .*\); using trainCopies=sqrt,rms_sqrt\.$/,
+  );
   const empty = settingsFromQuery('trainCopies=', schema);
   assert.deepEqual(empty.settings.copies, ['none', 'sqrt', 'linear']);
   assert.match(noticeText(empty.notices[0]), /picks no copy; using trainCopies=none,sqrt,linear/);
@@ -140,7 +232,11 @@ test('train-state: the QK-norm finding repeats: at init 2, d_k 256 RMS-norm + 1/
   const { simd } = await bothEngines();
   const schema = simd.trainSchema;
   const p = FINDINGS_PRESETS.find((x) => x.id === 'qknorm-init2');
-  const { cfg } = trainerConfig({ ...PAGE, ...PRESET_PAGE_BASE, ...p.page }, { ...defaultSettings(schema), ...p.train }, schema);
+  const { cfg } = trainerConfig(
+    { ...PAGE, ...PRESET_PAGE_BASE, ...p.page },
+    { ...defaultSettings(schema), ...p.train },
+    schema,
+  );
   const quoted = Number(/RMS-norm \+ 1\/√d_k (\d+)/.exec(p.measured)[1]);
   const t = simd.train(cfg);
   const r = t.step(quoted);

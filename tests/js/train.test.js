@@ -45,7 +45,8 @@ test('train: golden values shared with the native build, in SIMD and scalar wasm
   const a = simd.train({ seed: 9, dk: 8, seqLen: 8 }).step(20);
   const b = scalar.train({ seed: 9, dk: 8, seqLen: 8 }).step(20);
   for (const copy of ['none', 'sqrt', 'linear']) {
-    for (const m of METRICS) assert.deepEqual(Array.from(a.copies[copy][m]), Array.from(b.copies[copy][m]), `${copy}.${m}`);
+    for (const m of METRICS)
+      assert.deepEqual(Array.from(a.copies[copy][m]), Array.from(b.copies[copy][m]), `${copy}.${m}`);
   }
 });
 
@@ -66,7 +67,11 @@ test('train: bad config and arguments throw errors naming the field', async () =
     [{ dk: 4096, seqLen: 128, batchSize: 64 }, RangeError, /dk \* seqLen \* batchSize/],
     [{ lr: 1 }, TypeError, /unknown training field 'lr'/],
   ]) {
-    assert.throws(() => simd.train(cfg), (e) => e instanceof type && re.test(e.message), JSON.stringify(cfg));
+    assert.throws(
+      () => simd.train(cfg),
+      (e) => e instanceof type && re.test(e.message),
+      JSON.stringify(cfg),
+    );
   }
   const trainer = simd.train({ dk: 8, seqLen: 8, batchSize: 2 });
   assert.throws(() => trainer.step(0), RangeError);
@@ -92,10 +97,16 @@ test('train: chosen copies (QK-norm, soft-cap, s·ln T) give the native golden v
   const { simd, scalar } = await bothEngines();
   for (const engine of [simd, scalar]) {
     const trainer = engine.train({ copies: NEWER });
-    assert.deepEqual(trainer.config.copies.map((c) => c.name), NEWER.map((c) => c.name));
+    assert.deepEqual(
+      trainer.config.copies.map((c) => c.name),
+      NEWER.map((c) => c.name),
+    );
     assert.equal(trainer.config.copies[0].qkNorm, 'rms');
     const r = trainer.step(20);
-    assert.deepEqual(Object.keys(r.copies), NEWER.map((c) => c.name));
+    assert.deepEqual(
+      Object.keys(r.copies),
+      NEWER.map((c) => c.name),
+    );
     assert.equal(r.copies.rms.loss[19], 2.8190186985654404);
     assert.equal(r.copies.cap5.loss[19], 2.8305303774080497);
     assert.equal(r.copies.logn.entropy[19], 2.7899671192517985);
@@ -107,12 +118,21 @@ test('train: chosen copies (QK-norm, soft-cap, s·ln T) give the native golden v
 test('train: listing the default copies trains exactly the defaults', async () => {
   const { simd } = await bothEngines();
   const a = simd.train({ dk: 8, seqLen: 8, seed: 4 }).step(10);
-  const b = simd.train({
-    dk: 8, seqLen: 8, seed: 4,
-    copies: [{ name: 'none', scale: 'none' }, { name: 'sqrt', scale: 'sqrt' }, { name: 'linear', scale: 'linear' }],
-  }).step(10);
+  const b = simd
+    .train({
+      dk: 8,
+      seqLen: 8,
+      seed: 4,
+      copies: [
+        { name: 'none', scale: 'none' },
+        { name: 'sqrt', scale: 'sqrt' },
+        { name: 'linear', scale: 'linear' },
+      ],
+    })
+    .step(10);
   for (const copy of ['none', 'sqrt', 'linear']) {
-    for (const m of METRICS) assert.deepEqual(Array.from(b.copies[copy][m]), Array.from(a.copies[copy][m]), `${copy}.${m}`);
+    for (const m of METRICS)
+      assert.deepEqual(Array.from(b.copies[copy][m]), Array.from(a.copies[copy][m]), `${copy}.${m}`);
   }
 });
 
@@ -123,20 +143,35 @@ test('train: bad copies throw errors naming the entry and field', async () => {
     [[], RangeError, /copies must list 1 to 8 copies, got 0/],
     [[{ scale: 'sqrt' }], TypeError, /copies\[0\]\.name must be a string/],
     [[{ name: 'a', qkNorm: 'batch' }], RangeError, /copies\[0\]\.qkNorm must be 'none', 'rms' or 'layer'/],
-    [[{ name: 'a' }, { name: 'b', softcap: -1 }], RangeError, /copies\[1\]\.softcap must be a finite number in \[0, /],
+    [
+      [{ name: 'a' }, { name: 'b', softcap: -1 }],
+      RangeError,
+      /copies\[1\]\.softcap must be a finite number in \[0, /,
+    ],
     [[{ name: 'a', lengthScale: '0.4' }], TypeError, /copies\[0\]\.lengthScale must be a finite number/],
-    [[{ name: 'a', scale: 'cube' }], RangeError, /copies\[0\]\.scale must be 'none', 'sqrt', 'linear' or a finite number/],
+    [
+      [{ name: 'a', scale: 'cube' }],
+      RangeError,
+      /copies\[0\]\.scale must be 'none', 'sqrt', 'linear' or a finite number/,
+    ],
     [[{ name: 'a', scale: 0 }], RangeError, /copies\[0\]\.scale must be/],
     [[{ name: 'a b' }], RangeError, /copies\[0\]\.name must be 1 to 24 letters/],
     [[{ name: 'a' }, { name: 'a' }], RangeError, /copies\[1\]\.name must be unique/],
     [[{ name: 'a', gain: 2 }], TypeError, /unknown field 'gain' in copies\[0\]/],
     [[null], TypeError, /copies\[0\]/],
   ]) {
-    assert.throws(() => simd.train({ copies }), (e) => e instanceof type && re.test(e.message), JSON.stringify(copies));
+    assert.throws(
+      () => simd.train({ copies }),
+      (e) => e instanceof type && re.test(e.message),
+      JSON.stringify(copies),
+    );
   }
   assert.throws(() => simd.train({ scale: 2, copies: [{ name: 'a' }] }), /scale adds a custom copy/);
   const t = simd.train({ dk: 8, seqLen: 8, copies: [{ name: 'x1', qkNorm: 'layer' }] });
-  assert.throws(() => t.attention('sqrt'), (e) => e instanceof RangeError && /copy must be one of 'x1'/.test(e.message));
+  assert.throws(
+    () => t.attention('sqrt'),
+    (e) => e instanceof RangeError && /copy must be one of 'x1'/.test(e.message),
+  );
   assert.equal(t.step(1).step[0], 1);
   t.delete();
 });

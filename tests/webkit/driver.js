@@ -9,7 +9,8 @@ import { writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export const WEBKIT_DRIVER = process.env.WEBKIT_DRIVER ?? '/usr/bin/WebKitWebDriver';
-export const MINIBROWSER = process.env.WEBKIT_MINIBROWSER ?? '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
+export const MINIBROWSER =
+  process.env.WEBKIT_MINIBROWSER ?? '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
 
 /** A port that was free a moment ago (WebKitWebDriver takes a port number, not 0). */
 function freePort() {
@@ -27,9 +28,13 @@ function freePort() {
 export async function launchWebKit({ width = 1280, height = 900 } = {}) {
   if (!process.env.DISPLAY) throw new Error('WebKit needs an X display: run this suite under `xvfb-run -a`');
   const port = await freePort();
-  const proc = spawn(WEBKIT_DRIVER, [`--port=${port}`, '--host=127.0.0.1'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(WEBKIT_DRIVER, [`--port=${port}`, '--host=127.0.0.1'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
-  proc.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
+  proc.stderr.on('data', (d) => {
+    stderr = (stderr + d).slice(-4000);
+  });
   const exited = new Promise((resolve) => {
     proc.once('exit', resolve);
   });
@@ -42,13 +47,17 @@ export async function launchWebKit({ width = 1280, height = 900 } = {}) {
       body: body ? JSON.stringify(body) : undefined,
     });
     const json = await res.json();
-    if (!res.ok || json.value?.error) throw new Error(`WebDriver ${method} ${path}: ${json.value?.error}: ${json.value?.message}`);
+    if (!res.ok || json.value?.error)
+      throw new Error(`WebDriver ${method} ${path}: ${json.value?.error}: ${json.value?.message}`);
     return json.value;
   }
 
   // The driver listens a moment after it starts.
   for (let i = 0; ; i++) {
-    const ok = await fetch(`${base}/status`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${base}/status`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (i > 100 || proc.exitCode !== null) {
       proc.kill();
@@ -59,7 +68,9 @@ export async function launchWebKit({ width = 1280, height = 900 } = {}) {
   let session;
   try {
     session = await call('POST', '/session', {
-      capabilities: { alwaysMatch: { 'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] } } },
+      capabilities: {
+        alwaysMatch: { 'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] } },
+      },
     });
   } catch (err) {
     proc.kill();
@@ -90,7 +101,10 @@ Promise.resolve().then(() => (${fn}).apply(null, Array.prototype.slice.call(argu
       for (;;) {
         last = await evaluate(fn, ...args).catch((e) => ({ error: e.message }));
         if (last && !last.error) return last;
-        if (Date.now() > until) throw new Error(`timed out after ${timeout} ms waiting for ${message || fn}: last ${JSON.stringify(last)}`);
+        if (Date.now() > until)
+          throw new Error(
+            `timed out after ${timeout} ms waiting for ${message || fn}: last ${JSON.stringify(last)}`,
+          );
         await sleep(interval);
       }
     },

@@ -28,7 +28,11 @@ smokeSuite({
   async offline(driver, url) {
     await driver.goto(url);
     await waitSettled(driver);
-    return driver.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name)
-      .filter((name) => !/^(file|data|blob):/.test(name)));
+    return driver.evaluate(() =>
+      performance
+        .getEntriesByType('resource')
+        .map((e) => e.name)
+        .filter((name) => !/^(file|data|blob):/.test(name)),
+    );
   },
 });

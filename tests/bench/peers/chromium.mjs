@@ -7,7 +7,12 @@ import { tmpdir } from 'node:os';
 import { extname, join, normalize, sep } from 'node:path';
 import { chromium } from 'playwright-core';
 
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm' };
+const TYPES = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm',
+};
 // Served prefixes (relative to the repo root); everything else is 404.
 const ALLOWED = [
   'tests/bench/',
@@ -19,8 +24,15 @@ const ALLOWED = [
   'node_modules/@tensorflow/tfjs-core/dist/',
   'node_modules/@tensorflow/tfjs-backend-wasm/dist/',
 ];
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 function serve(root) {
   const server = createServer(async (req, res) => {
@@ -32,7 +44,10 @@ function serve(root) {
     }
     try {
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+      res.writeHead(200, {
+        'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+        'cache-control': 'no-store',
+      });
       res.end(body);
     } catch {
       res.writeHead(404).end();
@@ -49,12 +64,19 @@ export async function runInChromium({ root, shapes, timing = {}, log = () => {} 
   const profile = await mkdtemp(join(tmpdir(), 'attnscale-bench-chromium-'));
   let context;
   try {
-    context = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', headless: true, args: ARGS });
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      args: ARGS,
+    });
     const page = context.pages()[0] ?? (await context.newPage());
     page.on('console', (m) => log(`  [chromium] ${m.text()}`));
     page.on('pageerror', (e) => log(`  [chromium error] ${e.message}`));
     const { port } = server.address();
-    const query = new URLSearchParams({ shapes: shapes.map((s) => `${s.T}x${s.dk}`).join(','), timing: JSON.stringify(timing) });
+    const query = new URLSearchParams({
+      shapes: shapes.map((s) => `${s.T}x${s.dk}`).join(','),
+      timing: JSON.stringify(timing),
+    });
     await page.goto(`http://127.0.0.1:${port}/tests/bench/peers/page.html?${query}`);
     // The page can take minutes (plain JS at 512 × 512); poll instead of one long evaluate.
     for (;;) {

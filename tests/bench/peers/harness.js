@@ -62,7 +62,9 @@ function transposed(x, rows, cols) {
 /** Inputs of one shape: q, k, v (T × d_k, row-major), the scale 1/√d_k, and the float64 reference. */
 export function shapeInputs(T, dk) {
   const n = T * dk;
-  const q = randomMatrix(n, 11), k = randomMatrix(n, 12), v = randomMatrix(n, 13);
+  const q = randomMatrix(n, 11),
+    k = randomMatrix(n, 12),
+    v = randomMatrix(n, 13);
   const scale = 1 / Math.sqrt(dk);
   return { T, dk, q, k, v, scale, reference: plainAttention(q, k, v, T, dk, scale, Float64Array) };
 }
@@ -93,7 +95,9 @@ export async function implementations(libs, { T, dk, q, k, v, scale }) {
       tf.tidy(() => {
         const Q = tf.tensor2d(q, [T, dk]);
         const V = tf.tensor2d(v, [T, dk]);
-        const logits = kt ? tf.matMul(Q, tf.tensor2d(kt, [dk, T])) : tf.matMul(Q, tf.tensor2d(k, [T, dk]), false, true);
+        const logits = kt
+          ? tf.matMul(Q, tf.tensor2d(kt, [dk, T]))
+          : tf.matMul(Q, tf.tensor2d(k, [T, dk]), false, true);
         return tf.matMul(tf.softmax(tf.mul(logits, tf.scalar(scale))), V);
       });
     const readBack = (t) => {
@@ -133,7 +137,10 @@ async function msPerCall(fn, minMs) {
  * whose single call exceeds it is warmed by that one call and timed in every other round only
  * (plain JS at 512 × 512 takes seconds per call).
  */
-export async function timeInRounds(impls, { rounds = ROUNDS, roundMs = ROUND_MS, warmupMs = WARMUP_MS, slowMs = 400 } = {}) {
+export async function timeInRounds(
+  impls,
+  { rounds = ROUNDS, roundMs = ROUND_MS, warmupMs = WARMUP_MS, slowMs = 400 } = {},
+) {
   const names = Object.keys(impls);
   const slow = new Set();
   const warmEnd = now() + warmupMs;
@@ -146,7 +153,8 @@ export async function timeInRounds(impls, { rounds = ROUNDS, roundMs = ROUND_MS,
   const samples = Object.fromEntries(names.map((n) => [n, []]));
   for (let r = 0; r < rounds; r++) {
     const order = names.map((_, i) => names[(i + r) % names.length]);
-    for (const name of order) samples[name][r] = slow.has(name) && r % 2 === 1 ? null : await msPerCall(impls[name], roundMs);
+    for (const name of order)
+      samples[name][r] = slow.has(name) && r % 2 === 1 ? null : await msPerCall(impls[name], roundMs);
   }
   return samples;
 }
@@ -169,7 +177,8 @@ export async function benchShape(libs, T, dk, options = {}) {
   const input = shapeInputs(T, dk);
   const impls = await implementations(libs, input);
   const maxAbsDiffVsFloat64 = {};
-  for (const [name, fn] of Object.entries(impls)) maxAbsDiffVsFloat64[name] = maxAbsDiff(await callOnce(fn), input.reference);
+  for (const [name, fn] of Object.entries(impls))
+    maxAbsDiffVsFloat64[name] = maxAbsDiff(await callOnce(fn), input.reference);
   const timed = options.peak ? { ...impls, peak: options.peak.fn } : impls;
   const samples = await timeInRounds(timed, options);
   for (const fn of Object.values(impls)) fn.dispose?.();
@@ -180,7 +189,12 @@ export async function benchShape(libs, T, dk, options = {}) {
   const bestPeer = peers.reduce((a, b) => (ms[b] < ms[a] ? b : a));
   const speedupVsBestPeer = {};
   for (const name of OURS) {
-    if (ms[name] !== undefined) speedupVsBestPeer[name] = sameRoundMedian(samples[name], samples[bestPeer], (ours, peer) => peer / ours);
+    if (ms[name] !== undefined)
+      speedupVsBestPeer[name] = sameRoundMedian(
+        samples[name],
+        samples[bestPeer],
+        (ours, peer) => peer / ours,
+      );
   }
   const row = {
     T,
@@ -195,7 +209,11 @@ export async function benchShape(libs, T, dk, options = {}) {
   if (peakSamples) {
     const peakGflops = (t) => options.peak.flops / (t * 1e6);
     row.peakGflops = median(peakSamples.map(peakGflops));
-    row.fractionOfPeak = sameRoundMedian(samples.engineSimd, peakSamples, (ours, pk) => gflops(T, dk, ours) / peakGflops(pk));
+    row.fractionOfPeak = sameRoundMedian(
+      samples.engineSimd,
+      peakSamples,
+      (ours, pk) => gflops(T, dk, ours) / peakGflops(pk),
+    );
   }
   return row;
 }
@@ -216,11 +234,18 @@ export async function wasmPeak(wasmBytes, { rounds = 7, roundMs = 60, warmupMs =
   while (now() < warmEnd) for (const v of ids) call(v)();
   const samples = ids.map(() => []);
   for (let r = 0; r < rounds; r++) {
-    for (const v of ids) samples[v].push((flopsPerIteration(v) * iterations) / ((await msPerCall(call(v), roundMs)) * 1e6));
+    for (const v of ids)
+      samples[v].push((flopsPerIteration(v) * iterations) / ((await msPerCall(call(v), roundMs)) * 1e6));
   }
   const byVariant = ids.map((v) => ({ chains: chainsOf(v), gflops: median(samples[v]) }));
   const best = ids.reduce((a, b) => (byVariant[b].gflops > byVariant[a].gflops ? b : a));
-  return { gflops: byVariant[best].gflops, variants: byVariant, best, fn: call(best), flops: flopsPerIteration(best) * iterations };
+  return {
+    gflops: byVariant[best].gflops,
+    variants: byVariant,
+    best,
+    fn: call(best),
+    flops: flopsPerIteration(best) * iterations,
+  };
 }
 
 const fmt = (x, digits = 1) => (x === undefined || x === null ? '–' : x.toFixed(digits));
@@ -230,8 +255,12 @@ export function markdownTable(rows, { native = null, title = '' } = {}) {
   const names = Object.keys(LABELS).filter((n) => rows.some((r) => r.ms[n] !== undefined));
   const head = ['T', 'd_k', ...names.map((n) => `${LABELS[n]} GFLOP/s`)];
   if (native) head.push('native GFLOP/s (separate process)');
-  head.push('best peer', 'SIMD engine ÷ best peer (same-round median)', 'SIMD engine, % of wasm mul+add peak (same round)',
-    'max |O − f64| SIMD / best peer');
+  head.push(
+    'best peer',
+    'SIMD engine ÷ best peer (same-round median)',
+    'SIMD engine, % of wasm mul+add peak (same round)',
+    'max |O − f64| SIMD / best peer',
+  );
   const lines = [];
   if (title) lines.push(title, '');
   lines.push(`| ${head.join(' | ')} |`, `|${head.map(() => '---:').join('|')}|`);

@@ -6,10 +6,13 @@ import { benchShape, wasmPeak } from './harness.js';
 
 const { ort, tf } = globalThis;
 const params = new URLSearchParams(location.search);
-const shapes = params.get('shapes').split(',').map((s) => {
-  const [T, dk] = s.split('x').map(Number);
-  return { T, dk };
-});
+const shapes = params
+  .get('shapes')
+  .split(',')
+  .map((s) => {
+    const [T, dk] = s.split('x').map(Number);
+    return { T, dk };
+  });
 const timing = JSON.parse(params.get('timing') ?? '{}');
 const say = (s) => {
   document.getElementById('log').textContent += s + '\n';
@@ -23,8 +26,15 @@ try {
   tf.wasm.setWasmPaths('/node_modules/@tensorflow/tfjs-backend-wasm/dist/');
   await tf.setBackend('wasm');
   await tf.ready();
-  const libs = { engineSimd: await createEngine({ simd: true }), engineScalar: await createEngine({ simd: false }), ort, tf };
-  say(`tfjs wasm SIMD: ${tf.env().getBool('WASM_HAS_SIMD_SUPPORT')}, threads: ${tf.env().getBool('WASM_HAS_MULTITHREAD_SUPPORT')}`);
+  const libs = {
+    engineSimd: await createEngine({ simd: true }),
+    engineScalar: await createEngine({ simd: false }),
+    ort,
+    tf,
+  };
+  say(
+    `tfjs wasm SIMD: ${tf.env().getBool('WASM_HAS_SIMD_SUPPORT')}, threads: ${tf.env().getBool('WASM_HAS_MULTITHREAD_SUPPORT')}`,
+  );
   const peakBytes = await (await fetch('/build/bench/peak.wasm')).arrayBuffer();
   const quick = (timing.rounds ?? 99) < 5;
   const peak = await wasmPeak(peakBytes, quick ? { rounds: 3, warmupMs: 200 } : {});
@@ -33,10 +43,15 @@ try {
   for (const { T, dk } of shapes) {
     const row = await benchShape(libs, T, dk, { ...timing, peak });
     rows.push(row);
-    say(`T=${T} d_k=${dk}: SIMD ${row.gflops.engineSimd.toFixed(1)} GFLOP/s, best peer ${row.bestPeer} ${row.gflops[row.bestPeer].toFixed(1)}, ratio ${row.speedupVsBestPeer.engineSimd.toFixed(2)}×, ${(100 * row.fractionOfPeak).toFixed(0)} % of peak`);
+    say(
+      `T=${T} d_k=${dk}: SIMD ${row.gflops.engineSimd.toFixed(1)} GFLOP/s, best peer ${row.bestPeer} ${row.gflops[row.bestPeer].toFixed(1)}, ratio ${row.speedupVsBestPeer.engineSimd.toFixed(2)}×, ${(100 * row.fractionOfPeak).toFixed(0)} % of peak`,
+    );
   }
   const userAgent = navigator.userAgent.match(/(Headless)?Chrome\/[\d.]+/)?.[0] ?? navigator.userAgent;
-  globalThis.benchState = { done: true, result: { userAgent, peak: { gflops: peak.gflops, variants: peak.variants }, shapes: rows } };
+  globalThis.benchState = {
+    done: true,
+    result: { userAgent, peak: { gflops: peak.gflops, variants: peak.variants }, shapes: rows },
+  };
 } catch (e) {
   globalThis.benchState = { error: `${e?.message ?? e}\n${e?.stack ?? ''}` };
 }

@@ -24,13 +24,19 @@ const quick = args.has('--quick');
 const timing = quick ? { rounds: 3, warmupMs: 200, roundMs: 20 } : {};
 const shapeArg = process.argv.find((a) => a.startsWith('--shapes='));
 const shapes = shapeArg
-  ? shapeArg.slice('--shapes='.length).split(',').map((s) => {
-    const [T, dk] = s.split('x').map(Number);
-    return { T, dk };
-  })
+  ? shapeArg
+      .slice('--shapes='.length)
+      .split(',')
+      .map((s) => {
+        const [T, dk] = s.split('x').map(Number);
+        return { T, dk };
+      })
   : SHAPES;
 const log = (s) => process.stderr.write(s + '\n');
-const loads = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const loads = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 async function loadLibs() {
   const ort = require('onnxruntime-web');
@@ -44,7 +50,11 @@ async function loadLibs() {
     engineScalar: await createEngine({ simd: false }),
     ort,
     tf,
-    versions: { ort: ort.env.versions.web, tfjs: tf.version_core, tfjsWasmSimd: tf.env().getBool('WASM_HAS_SIMD_SUPPORT') },
+    versions: {
+      ort: ort.env.versions.web,
+      tfjs: tf.version_core,
+      tfjsWasmSimd: tf.env().getBool('WASM_HAS_SIMD_SUPPORT'),
+    },
   };
 }
 
@@ -57,27 +67,39 @@ function targets(rows) {
   });
   const big = rows.find((r) => r.T === 512 && r.dk === 128);
   const fractionOfPeak512x128 = big?.fractionOfPeak ?? null;
-  return { perShape, fractionOfPeak512x128, peakMet: fractionOfPeak512x128 === null ? null : fractionOfPeak512x128 >= 0.5 };
+  return {
+    perShape,
+    fractionOfPeak512x128,
+    peakMet: fractionOfPeak512x128 === null ? null : fractionOfPeak512x128 >= 0.5,
+  };
 }
 
 function targetLines(t) {
-  const lines = t.perShape.map((s) =>
-    `- T = ${s.T}, d_k = ${s.dk}: SIMD engine ${s.got.toFixed(2)}× the best peer (target ≥ ${s.need.toFixed(1)}×): ${s.met ? 'met' : 'MISSED'}`);
+  const lines = t.perShape.map(
+    (s) =>
+      `- T = ${s.T}, d_k = ${s.dk}: SIMD engine ${s.got.toFixed(2)}× the best peer (target ≥ ${s.need.toFixed(1)}×): ${s.met ? 'met' : 'MISSED'}`,
+  );
   if (t.fractionOfPeak512x128 !== null) {
-    lines.push(`- T = 512, d_k = 128: SIMD engine at ${(100 * t.fractionOfPeak512x128).toFixed(0)} % of the wasm SIMD128 mul+add peak of the same rounds (target ≥ 50 %): ${t.peakMet ? 'met' : 'MISSED'}`);
+    lines.push(
+      `- T = 512, d_k = 128: SIMD engine at ${(100 * t.fractionOfPeak512x128).toFixed(0)} % of the wasm SIMD128 mul+add peak of the same rounds (target ≥ 50 %): ${t.peakMet ? 'met' : 'MISSED'}`,
+    );
   }
   return lines.join('\n');
 }
 
 function peakLine(peak, where) {
-  const variants = peak.variants.map((v) => `${v.chains} + ${v.chains} chains ${v.gflops.toFixed(1)}`).join(', ');
+  const variants = peak.variants
+    .map((v) => `${v.chains} + ${v.chains} chains ${v.gflops.toFixed(1)}`)
+    .join(', ');
   return `wasm SIMD128 mul+add peak (${where}, f32x4.mul + f32x4.add, no FMA in SIMD128): **${peak.gflops.toFixed(1)} GFLOP/s** measured alone (variants: ${variants}); the % column divides by the peak re-measured in each shape's own rounds.`;
 }
 
 const peakBytes = readFileSync(`${root}build/bench/peak.wasm`);
 const libs = await loadLibs();
 const loadBefore = loadavg();
-log(`Node ${process.version}; onnxruntime-web ${libs.versions.ort}, tfjs ${libs.versions.tfjs}; load ${loads()}`);
+log(
+  `Node ${process.version}; onnxruntime-web ${libs.versions.ort}, tfjs ${libs.versions.tfjs}; load ${loads()}`,
+);
 
 let nodeResult = null;
 if (!args.has('--no-node')) {
@@ -88,9 +110,15 @@ if (!args.has('--no-node')) {
     log(`Node: T=${T} d_k=${dk}… (load ${loads()})`);
     const row = await benchShape(libs, T, dk, { ...timing, peak });
     rows.push(row);
-    log(`  SIMD ${row.gflops.engineSimd.toFixed(1)} GFLOP/s, best peer ${row.bestPeer} ${row.gflops[row.bestPeer].toFixed(1)}, ratio ${row.speedupVsBestPeer.engineSimd.toFixed(2)}×, ${(100 * row.fractionOfPeak).toFixed(0)} % of peak`);
+    log(
+      `  SIMD ${row.gflops.engineSimd.toFixed(1)} GFLOP/s, best peer ${row.bestPeer} ${row.gflops[row.bestPeer].toFixed(1)}, ratio ${row.speedupVsBestPeer.engineSimd.toFixed(2)}×, ${(100 * row.fractionOfPeak).toFixed(0)} % of peak`,
+    );
   }
-  nodeResult = { peak: { gflops: peak.gflops, variants: peak.variants }, shapes: rows, targets: targets(rows) };
+  nodeResult = {
+    peak: { gflops: peak.gflops, variants: peak.variants },
+    shapes: rows,
+    targets: targets(rows),
+  };
 }
 for (const e of [libs.engineSimd, libs.engineScalar]) e.delete();
 
@@ -113,10 +141,15 @@ mkdirSync(`${root}build/bench`, { recursive: true });
 const written = ['build/bench/peers.json'];
 if (nodeResult) {
   const md = [
-    markdownTable(nodeResult.shapes, { native: native?.forward, title: `### Attention forward in Node ${process.version} (GFLOP/s; FLOPs = 4·T²·d_k; medians of interleaved rounds)` }),
+    markdownTable(nodeResult.shapes, {
+      native: native?.forward,
+      title: `### Attention forward in Node ${process.version} (GFLOP/s; FLOPs = 4·T²·d_k; medians of interleaved rounds)`,
+    }),
     '',
     peakLine(nodeResult.peak, `Node ${process.version}`),
-    native ? `Native (${native.arch}, separate process, not same-round): FMA peak **${native.peakGflops.toFixed(1)} GFLOP/s**; forward max |O − f64| ${Math.max(...native.forward.map((r) => r.maxAbsDiff)).toExponential(1)}.` : '',
+    native
+      ? `Native (${native.arch}, separate process, not same-round): FMA peak **${native.peakGflops.toFixed(1)} GFLOP/s**; forward max |O − f64| ${Math.max(...native.forward.map((r) => r.maxAbsDiff)).toExponential(1)}.`
+      : '',
     '',
     'Targets (same-round ratios):',
     targetLines(nodeResult.targets),
@@ -128,12 +161,19 @@ if (nodeResult) {
   console.log(md);
   console.log('\nmax |O − float64 reference| (Node):');
   for (const r of nodeResult.shapes) {
-    console.log(`  T=${r.T} d_k=${r.dk}: ` + Object.entries(r.maxAbsDiffVsFloat64).map(([n, d]) => `${n} ${d.toExponential(1)}`).join(', '));
+    console.log(
+      `  T=${r.T} d_k=${r.dk}: ` +
+        Object.entries(r.maxAbsDiffVsFloat64)
+          .map(([n, d]) => `${n} ${d.toExponential(1)}`)
+          .join(', '),
+    );
   }
 }
 if (chromium) {
   const md = [
-    markdownTable(chromium.shapes, { title: `### Attention forward in headless ${chromium.userAgent} (GFLOP/s; same harness as Node)` }),
+    markdownTable(chromium.shapes, {
+      title: `### Attention forward in headless ${chromium.userAgent} (GFLOP/s; same harness as Node)`,
+    }),
     '',
     peakLine(chromium.peak, 'chromium'),
     '',
@@ -146,6 +186,16 @@ if (chromium) {
   written.push('build/bench/peers-chromium.md');
   console.log('\n' + md);
 }
-const result = { date: new Date().toISOString(), node: process.version, loadavg: { before: loadBefore, after: loadAfter }, versions: libs.versions, quick, shapes, nodeResult, native, chromium };
+const result = {
+  date: new Date().toISOString(),
+  node: process.version,
+  loadavg: { before: loadBefore, after: loadAfter },
+  versions: libs.versions,
+  quick,
+  shapes,
+  nodeResult,
+  native,
+  chromium,
+};
 writeFileSync(`${root}build/bench/peers.json`, JSON.stringify(result, null, 2));
 console.log(`\nwritten: ${written.join(', ')}`);
