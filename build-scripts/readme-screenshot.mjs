@@ -8,14 +8,14 @@
 // argument, and the logit-spread chart where the raw q·k (σ ≈ 11.3) lies wide under the scaled
 // logits (σ ≈ 1). It stays under the README's 250 KB: CSS pixels at a device scale factor of 1, one
 // clip from the settings to the bottom of that chart, PNG.
-import { createServer } from 'node:http';
-import { readFile, stat, mkdir } from 'node:fs/promises';
-import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { stat, mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
+// The same static server and Chromium flags as the e2e suite (and measure-budgets.mjs).
+import { startServer, repoRoot } from '../tests/e2e/serve-dist.js';
+import { CHROMIUM, CHROMIUM_ARGS } from '../tests/e2e/browser.js';
 
-const repoRoot = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const { values: opts } = parseArgs({
   options: {
     out: { type: 'string', default: join(repoRoot, 'docs', 'images', 'page.png') },
@@ -27,57 +27,11 @@ const { values: opts } = parseArgs({
 });
 const MAX_BYTES = 250 * 1024;
 const PANEL = 'spread';
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-// The flags the e2e suite launches Chromium with: no sandbox (root in a container), no GPU, no
-// network side traffic, and no omnibox popup WebUI (a renderer of its own, seconds of CPU at launch).
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
-];
-const TYPES = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.json': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.woff2': 'font/woff2',
-};
-
-/** dist/ on 127.0.0.1 at a free port, as any static host serves it. */
-function serve(root) {
-  const base = resolve(root);
-  const server = createServer(async (req, res) => {
-    let rel = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    if (rel.endsWith('/')) rel += 'index.html';
-    const file = normalize(join(base, rel));
-    const st = file.startsWith(base + sep) ? await stat(file).catch(() => null) : null;
-    if (!st?.isFile()) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-      return;
-    }
-    res
-      .writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' })
-      .end(await readFile(file));
-  });
-  return new Promise((ok) => {
-    server.listen(0, '127.0.0.1', () => ok(server));
-  });
-}
-
 await stat(join(opts.dist, 'index.html')).catch(() => {
   console.error(`${opts.dist} has no index.html: run \`npm run build\` first`);
   process.exit(1);
 });
-const server = await serve(opts.dist);
+const server = await startServer({ root: opts.dist });
 const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 try {
   const width = Number(opts.width),
@@ -91,7 +45,7 @@ try {
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`http://127.0.0.1:${server.address().port}/?${opts.query}`);
+  await page.goto(`${server.url}?${opts.query}`);
   await page.waitForFunction(() => document.getElementById('app')?.dataset.state === 'ready', null, {
     timeout: 120000,
   });
@@ -140,5 +94,5 @@ try {
     throw new Error(`${png.length} bytes is over the README's ${MAX_BYTES}: use a smaller --width/--height`);
 } finally {
   await browser.close();
-  server.close();
+  await server.close();
 }
