@@ -2,14 +2,14 @@
 // a minimal Vite app that imports `attnscale` builds and shows a result; a host page on another
 // origin loads dist/attn-scale-demo.js straight from the installed package folder (as an
 // npm-mirroring CDN serves it, with CORS) and draws charts in a real Worker.
-import { test, before, after, describe } from 'node:test';
+import { before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startServer, repoRoot } from '../e2e/serve-dist.js';
-import { launchBrowser, watchErrors, waitForDemos } from '../e2e/browser.js';
+import { launchBrowser, watchErrors, waitForDemos, test } from '../e2e/browser.js';
 import { packAndInstall } from './package-install.js';
 
 const run = promisify(execFile);
@@ -33,7 +33,7 @@ after(async () => {
   await pkg?.dispose();
 });
 
-describe('the installed package in chromium', { timeout: 120000 }, () => {
+describe('the installed package in chromium', () => {
   test("a Vite app that imports `attnscale` builds, and served, shows the engine's result", async () => {
     const app = join(pkg.consumer, 'vite-app');
     await mkdir(app);

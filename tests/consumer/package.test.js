@@ -2,7 +2,7 @@
 // into an empty folder, then (1) what the tarball holds, (2) a Node consumer, (3) a TypeScript
 // consumer under --strict with both `bundler` and `node16` resolution, whose deliberately wrong
 // calls must fail. Needs `npm run build` first (the package ships build outputs).
-import { test, before, after, describe } from 'node:test';
+import { before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { repoRoot } from '../e2e/serve-dist.js';
 import { packAndInstall } from './package-install.js';
 import { moduleClosure } from './component-closure.js';
+import { test } from '../e2e/browser.js';
 
 const run = promisify(execFile);
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -25,7 +26,7 @@ after(async () => {
   await pkg?.dispose();
 });
 
-describe('npm package', { timeout: 120000 }, () => {
+describe('npm package', () => {
   test('the tarball ships the engine, both wasm builds, the built component and its assets, types, README, LICENSE; nothing else', async (t) => {
     const files = pkg.pack.files.map((f) => f.path).sort();
     t.diagnostic(

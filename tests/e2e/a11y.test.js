@@ -4,14 +4,14 @@
 // has a name and is described by a short summary of what it shows now, which follows the state,
 // and one polite live region announces it once a change settles.
 // Screenshots: tests/output/a11y-dark-page.png, a11y-dark-embed.png, a11y-dark-component.png.
-import { test, before, after, describe } from 'node:test';
+import { before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { access, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, watchErrors, waitForApp } from './browser.js';
+import { launchBrowser, watchErrors, waitForApp, test } from './browser.js';
 
 const require = createRequire(import.meta.url);
 const AXE = require.resolve('axe-core/axe.min.js');
@@ -131,7 +131,7 @@ const chartAlternatives = (page, hostSel = null) =>
     return out;
   }, hostSel);
 
-describe('accessibility', { timeout: 300000 }, () => {
+describe('accessibility', () => {
   test('axe: the main page in the light theme and in the dark theme (toggle), no serious or critical violation', async () => {
     const { page, errors } = await open('', { colorScheme: 'light' });
     await waitForApp(page);
@@ -227,7 +227,7 @@ describe('accessibility', { timeout: 300000 }, () => {
     await page.waitForFunction(
       () => /d_k = 256/.test(document.querySelector('[data-live-summary]').textContent),
       null,
-      { timeout: 10000 },
+      { timeout: 60000 },
     );
     // fp16 without max subtraction: the precision summary names the broken stage.
     await page.evaluate(() => {

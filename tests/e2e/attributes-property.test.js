@@ -4,14 +4,14 @@
 // never an exception, never an element, attribute or script made from the text, and the host page
 // untouched. Two paths: attributes changed live on one element (MutationObserver → set / rebuild),
 // and fresh elements created with all their attributes at once (the first mount).
-import { test, before, after, describe } from 'node:test';
+import { before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { access, cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, watchErrors } from './browser.js';
+import { launchBrowser, watchErrors, test } from './browser.js';
 import { domFacts, payload, logged } from './hostile.js';
 import { createEngine } from '../../web/src/engine/engine.js';
 import { parseQuery, serialize } from '../../web/src/state/state.js';
@@ -198,7 +198,7 @@ const hostFacts = (page) =>
     document.body.querySelectorAll('*').length,
   ]);
 
-describe('hostile attributes on <attn-scale-demo>', { timeout: 300000 }, () => {
+describe('hostile attributes on <attn-scale-demo>', () => {
   test('changed live on one element: a valid render and a notice per bad value, no markup, no exception', async () => {
     const watched = await openHost();
     const { page } = watched;

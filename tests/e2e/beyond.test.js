@@ -2,10 +2,10 @@
 // (the schemes against d_k, attention against T) complete and say what the text says; the new
 // config fields (qkNorm, lengthScale, softcap) round-trip through the URL and the controls; the
 // chapter's presets set them; screenshots at 1280 and 390 px wide go to tests/output/.
-import { test, describe } from 'node:test';
+import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { watchErrors, waitForApp } from './browser.js';
+import { watchErrors, waitForApp, test } from './browser.js';
 import { useSite, OUT } from './site.js';
 
 const site = useSite();
@@ -20,7 +20,7 @@ async function open(query, opts = {}) {
 const num = async (page, name) => Number(await page.locator(`[data-stat="${name}"]`).first().textContent());
 const search = (page) => new URLSearchParams(new URL(page.url()).search);
 
-describe('chapter 8: beyond √d_k', { timeout: 600000 }, () => {
+describe('chapter 8: beyond √d_k', () => {
   test('the schemes and length panels complete, and their readouts say what the text says', async () => {
     const { page, errors } = await open('', { width: 1280, height: 900 });
     await waitForApp(page, { chapter8: true, timeout: 300000 });

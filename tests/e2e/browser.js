@@ -1,5 +1,17 @@
 // One headless Debian chromium for a whole test file (playwright-core, no browser download).
+import { test as nodeTest } from 'node:test';
 import { chromium } from 'playwright-core';
+
+// Every browser test has a limit of its own against a hang, and no suite limits the sum of its
+// tests: on a loaded machine every test slows down, and a limit on the sum would then fail the
+// file's last test for what all of them spent.
+export const TEST_TIMEOUT = 300000;
+
+/** node:test's test() with the browser tests' own limit (an explicit `timeout` option wins). */
+export function test(name, options, fn) {
+  if (typeof options === 'function') return nodeTest(name, { timeout: TEST_TIMEOUT }, options);
+  return nodeTest(name, { timeout: TEST_TIMEOUT, ...options }, fn);
+}
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // WebUIOmniboxPopup*: headless Chromium 15x otherwise preloads the omnibox popup's WebUI renderer at
@@ -121,7 +133,7 @@ export async function waitForDemos(page, { timeout = 60000 } = {}) {
         els.every((el) => {
           const panels = [...(el.shadowRoot?.querySelectorAll('[data-panel]') ?? [])];
           return (
-            el.shadowRoot.querySelector('.as-root')?.dataset.state === 'ready' &&
+            el.shadowRoot?.querySelector('.as-root')?.dataset.state === 'ready' &&
             panels.length > 0 &&
             panels.every((p) => p.dataset.drawn === 'true')
           );

@@ -7,13 +7,13 @@
 //    notice names worker-src and what it must allow;
 //  - the script cannot load (served without CORS, or missing): the element's own children, a
 //    link to the demo, are what the reader sees. Screenshot: tests/output/component-script-blocked.png.
-import { test, before, after, describe } from 'node:test';
+import { before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, watchErrors } from './browser.js';
+import { launchBrowser, watchErrors, test } from './browser.js';
 import { docBlock, headerLines } from './doc-blocks.js';
 
 const OUT = join(repoRoot, 'tests', 'output');
@@ -98,7 +98,7 @@ const demoState = (page) =>
 const inDemo = (page, sel) =>
   page.evaluate((s) => document.getElementById('demo').shadowRoot.querySelector(s)?.textContent ?? null, sel);
 
-describe('component from another origin', { timeout: 300000 }, () => {
+describe('component from another origin', () => {
   test('the documented policy for such hosts: charts and training in a real Worker, no violation', async () => {
     const origin = cdn.url.replace(/\/$/, '');
     assert.ok(policy.includes(PLACEHOLDER), `the documented policy names ${PLACEHOLDER}`);

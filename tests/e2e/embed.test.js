@@ -3,14 +3,14 @@
 // iframe, the main page's Embed dialog (and its snippets pasted into a page), the offline single
 // file opened alone from file:// with the network off, everything under the strict CSP, and the
 // size budgets. Needs a built dist/ (npm run build).
-import { test, before, after, describe } from 'node:test';
+import { before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { access, cp, mkdir, mkdtemp, rm, stat as fsStat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, watchErrors, waitForApp } from './browser.js';
+import { launchBrowser, watchErrors, waitForApp, waitForDemos, test } from './browser.js';
 
 const OUT = join(repoRoot, 'tests', 'output');
 const DIST = join(repoRoot, 'dist');
@@ -56,29 +56,6 @@ async function open(url, opts = {}) {
   return { page, errors };
 }
 
-/** Wait until every <attn-scale-demo> shows a result and all of its panels have drawn. */
-async function waitForDemos(page, { timeout = 60000 } = {}) {
-  await page.waitForFunction(
-    () => {
-      const els = [...document.querySelectorAll('attn-scale-demo')];
-      return (
-        els.length > 0 &&
-        els.every((el) => {
-          const root = el.shadowRoot?.querySelector('.as-root');
-          const panels = [...el.shadowRoot.querySelectorAll('[data-panel]')];
-          return (
-            root?.dataset.state === 'ready' &&
-            panels.length > 0 &&
-            panels.every((p) => p.dataset.drawn === 'true')
-          );
-        })
-      );
-    },
-    null,
-    { timeout, polling: 100 },
-  );
-}
-
 /** Wait until no panel of any element is still receiving sweep points. */
 const waitForDemoSweeps = (page) =>
   page.waitForFunction(
@@ -119,7 +96,7 @@ const waitDemoQuery = (page, id, re) =>
         document.getElementById(i).shadowRoot.querySelector('.as-root').dataset.resultQuery ?? '',
       ),
     [id, re.source],
-    { timeout: 30000 },
+    { timeout: 60000 },
   );
 
 /** In the frame (self-contained): every panel drawn and complete, so the content's height is final. */
@@ -146,7 +123,7 @@ async function waitFrameSized(page, frame, { posted = false } = {}) {
     ([h, checkPosted]) =>
       document.getElementById('f').clientHeight === h && (!checkPosted || window.__heights.at(-1) === h),
     [height, posted],
-    { timeout: 30000, polling: 100 },
+    { timeout: 60000, polling: 100 },
   );
   return height;
 }
@@ -154,7 +131,7 @@ async function waitFrameSized(page, frame, { posted = false } = {}) {
 const LISTENER = `window.__heights = [];
 addEventListener('message', (e) => { if (e.data?.type === 'attnscale:height') { window.__heights.push(e.data.height); for (const f of document.querySelectorAll('iframe')) if (f.contentWindow === e.source) f.style.height = e.data.height + 'px'; } });`;
 
-describe('embeds', { timeout: 600000 }, () => {
+describe('embeds', () => {
   test('hostile host page on another origin: two elements and an iframe render, isolated both ways, live attributes, iframe height', async () => {
     await writeFile(
       join(hostDir, 'hostile.html'),
@@ -264,7 +241,7 @@ describe('embeds', { timeout: 600000 }, () => {
 
     // The iframe posts its content height; the one-line listener sizes it.
     await page.locator('#f').scrollIntoViewIfNeeded();
-    await page.waitForFunction(() => window.__heights.some((x) => x > 400), null, { timeout: 30000 });
+    await page.waitForFunction(() => window.__heights.some((x) => x > 400), null, { timeout: 60000 });
     const frame = page.frames().find((f) => f.url().includes('embed.html'));
     const height = await waitFrameSized(page, frame, { posted: true });
     assert.ok(

@@ -10,13 +10,13 @@
 //  - navigator.language 'C' (WebKit under LANG=C): everything draws; a chart module that throws
 //    while it loads: a visible message on the page, in embed.html and in the component.
 // Screenshots of the three states go to tests/output/fallback-*.png.
-import { test, before, after, describe } from 'node:test';
+import { before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { access, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, watchErrors, waitForApp, stat } from './browser.js';
+import { launchBrowser, watchErrors, waitForApp, stat, test } from './browser.js';
 
 const OUT = join(repoRoot, 'tests', 'output');
 const PANELS = ['spread', 'sigma', 'entropy', 'gradients', 'heatmap', 'precision'];
@@ -103,7 +103,7 @@ const drawnPanels = (page) =>
     els.filter((e) => e.dataset.drawn === 'true').map((e) => e.dataset.panel),
   );
 
-describe('fallbacks', { timeout: 180000 }, () => {
+describe('fallbacks', () => {
   test('no wasm SIMD: the scalar build runs, a visible notice says so, same numbers', async () => {
     const { page, errors } = await open(noSimd, '?dk=128&scale=none');
     await waitForApp(page, { sweeps: false });

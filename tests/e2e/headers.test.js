@@ -2,13 +2,13 @@
 // the docs' marked blocks): the page and embed.html work under them
 // with no CSP violation; embed.html can be framed by another origin, the full page cannot; the
 // wasm goes out as application/wasm with nosniff, so streaming compilation is used.
-import { test, before, after, describe } from 'node:test';
+import { before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, watchErrors, waitForApp } from './browser.js';
+import { launchBrowser, watchErrors, waitForApp, test } from './browser.js';
 import { docBlock, headerLines } from './doc-blocks.js';
 
 /** The headers the docs tell a host to send for `name` (the page or embed.html). */
@@ -42,7 +42,7 @@ after(async () => {
   if (hostDir) await rm(hostDir, { recursive: true, force: true });
 });
 
-describe('documented security headers', { timeout: 120000 }, () => {
+describe('documented security headers', () => {
   test('the documented blocks hold the header set', () => {
     for (const hs of [pageHeaders, embedHeaders]) {
       assert.match(hs['content-security-policy'], /script-src 'self' 'wasm-unsafe-eval'/);
@@ -102,7 +102,7 @@ describe('documented security headers', { timeout: 120000 }, () => {
     const embed = page.frames().find((f) => f.url().startsWith(embedSite.url));
     assert.ok(embed, 'embed frame loaded');
     await embed.waitForFunction(() => document.getElementById('app')?.dataset.state === 'ready', null, {
-      timeout: 30000,
+      timeout: 60000,
     });
     await refusal;
     // The full page's frame was refused: the browser shows no document of it.

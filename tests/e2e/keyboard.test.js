@@ -3,9 +3,9 @@
 // keys on the d_k slider and in the scaling radio group, typing a number, Space on checkboxes,
 // Enter and Space on buttons and presets, Enter on the settings disclosure. The readouts follow.
 // No mouse event and no programmatic focus: the test only presses keys.
-import { test, describe } from 'node:test';
+import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { watchErrors, waitForApp, stat } from './browser.js';
+import { watchErrors, waitForApp, stat, test } from './browser.js';
 import { useSite } from './site.js';
 
 const site = useSite();
@@ -40,7 +40,7 @@ async function tabTo(page, selector, { back = false, max = 250 } = {}) {
   );
 }
 
-describe('keyboard only', { timeout: 180000 }, () => {
+describe('keyboard only', () => {
   test('Tab reaches every control, each with a visible focus ring', async () => {
     const page = await site.browser.newPage({ reducedMotion: 'reduce' });
     const errors = watchErrors(page);

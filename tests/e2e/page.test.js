@@ -1,13 +1,13 @@
 // End-to-end tests of the page, in headless Debian chromium via playwright-core,
 // against dist/ served on 127.0.0.1 by the test itself. One browser for the whole file.
 // Run: npm run build && node --test tests/e2e/
-import { test, describe } from 'node:test';
+import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { startServer, repoRoot } from './serve-dist.js';
-import { watchErrors, waitForApp, stat } from './browser.js';
+import { watchErrors, waitForApp, stat, test } from './browser.js';
 import { useSite, OUT } from './site.js';
 
 const require = createRequire(import.meta.url);
@@ -41,7 +41,7 @@ async function open(query = '', opts = {}) {
 
 const num = async (page, name) => parseFloat(await stat(page, name));
 
-describe('the page', { timeout: 300000 }, () => {
+describe('the page', () => {
   test('loads with no console errors, renders every chart non-empty, saves screenshots', async () => {
     const { page, errors } = await open('', { width: 1280, height: 900, chapter8: true });
     for (const name of PANELS) {

@@ -1,8 +1,7 @@
 // The page on a browser without wasm SIMD: V8's SSE4.1 switched off (TOOLCHAIN.md), so
 // wasm-feature-detect reports no SIMD and the engine loads its scalar build. Same numbers.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { watchErrors, waitForApp, stat } from './browser.js';
+import { watchErrors, waitForApp, stat, test } from './browser.js';
 import { useSite } from './site.js';
 
 const site = useSite({ browserArgs: ['--js-flags=--no-enable-sse4-1'] });

@@ -6,14 +6,14 @@
 // offline single file opened alone from file:// with the network refused; a training step.
 // When something is stuck, the failure message quotes what the page shows (WebDriver has no
 // console: the page reports its failures in its DOM, see web/src/ui/load-guard.js).
-import { test, before, after, describe } from 'node:test';
+import { before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { access, copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, waitForApp, panelStarted, CHAPTER8_PANELS } from './browser.js';
+import { launchBrowser, waitForApp, panelStarted, CHAPTER8_PANELS, test } from './browser.js';
 
 const DIST = join(repoRoot, 'dist');
 export const OUT = join(repoRoot, 'tests', 'output');
@@ -173,7 +173,7 @@ export function smokeSuite({ engine, launch, offline, extra = () => {} }) {
     if (tmp) await rm(tmp, { recursive: true, force: true });
   });
 
-  describe(`${engine} smoke`, { timeout: 300000 }, () => {
+  describe(`${engine} smoke`, () => {
     extra(() => driver);
 
     test("the page draws every chart; its readouts equal Chromium's", async () => {

@@ -1,13 +1,13 @@
 // dist/ served under a deep sub-path, as a project site on GitHub Pages is: the page,
 // embed.html and a same-origin component host page all load every file from under the prefix and
 // draw. Needs a built dist/ (npm run build).
-import { test, before, after, describe } from 'node:test';
+import { before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { access, cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, watchErrors, waitForApp, waitForDemos } from './browser.js';
+import { launchBrowser, watchErrors, waitForApp, waitForDemos, test } from './browser.js';
 
 const PREFIX = '/some/deep/path/';
 let tmp, site, browser;
@@ -47,7 +47,7 @@ const panelsDrawn = (root) =>
     .locator('[data-panel]:not([data-panel="training"])')
     .evaluateAll((els) => els.length > 0 && els.every((e) => e.dataset.drawn === 'true'));
 
-describe(`dist/ under ${PREFIX}`, { timeout: 180000 }, () => {
+describe(`dist/ under ${PREFIX}`, () => {
   test('the page: ready, every panel drawn, its links stay under the prefix', async () => {
     assert.ok(site.url.endsWith(PREFIX));
     const page = await browser.newPage({ reducedMotion: 'reduce' });

@@ -5,9 +5,9 @@
 //    48 MB, as on a small device), the page says which setting, goes back to the last one that
 //    worked with its charts intact, and the engine keeps working. The engine runs on the page's
 //    thread there (Workers disabled), so that the test can cap the memory of the page's realm.
-import { test, describe } from 'node:test';
+import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { watchErrors, waitForApp, stat } from './browser.js';
+import { watchErrors, waitForApp, stat, test } from './browser.js';
 import { useSite } from './site.js';
 
 const SWEEP_PANELS = ['sigma', 'entropy', 'gradients'];
@@ -73,7 +73,7 @@ async function sweepCsvs(page) {
   return out;
 }
 
-describe('sweeps', { timeout: 300000 }, () => {
+describe('sweeps', () => {
   test('3 sweep Workers draw exactly what 1 draws', async () => {
     const seen = {};
     for (const n of [1, 3]) {

@@ -5,10 +5,10 @@
 // goes back to step 0; every control works from the keyboard; a one-click comparison reproduces
 // the native run's number; clamps of the page's T and of the cost cap are said as plain text in
 // the panel (not as a warning: fitting the page's values to the trainer is expected).
-import { test, describe } from 'node:test';
+import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { watchErrors, waitForApp, stat } from './browser.js';
+import { watchErrors, waitForApp, stat, test } from './browser.js';
 import { STEP_BUTTON_STEPS } from '../../web/src/state/train-state.js';
 import { useSite, OUT } from './site.js';
 
@@ -38,7 +38,7 @@ const waitIdle = (page) =>
   page.waitForFunction(
     () => document.querySelector('[data-panel="training"]').dataset.trainState === 'paused',
     null,
-    { timeout: 30000 },
+    { timeout: 60000 },
   );
 
 /** A fingerprint of a chart canvas (changes when anything is drawn differently). */
@@ -57,7 +57,7 @@ const canvasPrint = (page, index) =>
       return { hsh, ink };
     });
 
-describe('the training panel', { timeout: 300000 }, () => {
+describe('the training panel', () => {
   test('play grows the curves and the counter, pause stops it, step adds 10, reset clears; screenshots', async () => {
     const { page, errors } = await open('?dk=64&seqLen=32', { width: 1280, height: 900 });
     const panel = page.locator('[data-panel="training"]');
@@ -229,7 +229,7 @@ describe('the training panel', { timeout: 300000 }, () => {
           return el && Number.isFinite(Number(el.textContent)) && el.textContent.trim() !== '';
         },
         null,
-        { timeout: 10000 },
+        { timeout: 60000 },
       )
       .catch(() => {});
     assert.ok(

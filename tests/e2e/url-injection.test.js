@@ -7,10 +7,10 @@
 // Runs: many queries applied in one page through history + popstate (the page's own path for a
 // pasted link), plus fresh loads of the page and of embed.html (whose panel / controls / theme
 // come from the URL too).
-import { test, after, describe } from 'node:test';
+import { after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { watchErrors, waitForApp } from './browser.js';
+import { watchErrors, waitForApp, test } from './browser.js';
 import { domFacts, payload, logged } from './hostile.js';
 import { createEngine } from '../../web/src/engine/engine.js';
 import { parseQuery, serialize } from '../../web/src/state/state.js';
@@ -87,7 +87,7 @@ const expectedFor = (q) => parseQuery(q, schema);
 // FC_SEED=<seed printed by a failure> replays the same queries.
 const seeded = process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {};
 
-describe('hostile URLs', { timeout: 240000 }, () => {
+describe('hostile URLs', () => {
   test('in one page: any query (history + popstate) leaves no trace of markup, and is computed as parsed', async () => {
     const { page, errors, dialogs } = await openWatched('');
     await waitForApp(page, { sweeps: false });
@@ -104,7 +104,7 @@ describe('hostile URLs', { timeout: 240000 }, () => {
             dispatchEvent(new PopStateEvent('popstate'));
           }, q);
           await page.waitForFunction((w) => document.getElementById('app').dataset.resultQuery === w, want, {
-            timeout: 20000,
+            timeout: 60000,
           });
           if (notices.length) {
             const text = await page.locator('#notices').textContent();
@@ -144,7 +144,7 @@ describe('hostile URLs', { timeout: 240000 }, () => {
         logged(async ([kind, q]) => {
           const { page, errors, dialogs } = await openWatched(`${kind === 'page' ? '' : 'embed.html'}?${q}`);
           try {
-            await waitForApp(page, { sweeps: false, timeout: 30000 });
+            await waitForApp(page, { sweeps: false, timeout: 60000 });
             const want = serialize(expectedFor(q).config, schema);
             assert.equal(
               await page.evaluate(() => document.getElementById('app').dataset.resultQuery),

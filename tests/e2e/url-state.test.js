@@ -2,10 +2,10 @@
 // $ATTNSCALE_DIST): no notice at the default settings (the training panel says its T quietly),
 // the training settings in the URL like the page's own fields, notices that belong to the URL
 // they came from, and Embed snippets that name only what differs from the defaults.
-import { test, describe } from 'node:test';
+import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { watchErrors, waitForApp } from './browser.js';
+import { watchErrors, waitForApp, test } from './browser.js';
 import { useSite, OUT } from './site.js';
 
 const site = useSite();
@@ -31,7 +31,7 @@ async function travel(page, step) {
   );
 }
 
-describe('the page’s state as a reader meets it', { timeout: 300000 }, () => {
+describe('the page’s state as a reader meets it', () => {
   test('default settings: no notice anywhere; the training panel says its T in a plain line; screenshot', async () => {
     const { page, errors } = await open('', { sweeps: true, width: 1280, height: 900 });
     assert.equal(await noticeCount(page), 0, 'no notice at the defaults');

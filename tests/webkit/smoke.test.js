@@ -3,10 +3,10 @@
 // reports navigator.language 'C', which Intl rejects) and with LANG=en_US.UTF-8. WebDriver cannot
 // intercept requests: the offline file is opened from file:// and the page's own record of what
 // it fetched (resource timing entries) must hold nothing but file:, data: and blob: URLs.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { smokeSuite, waitSettled } from '../e2e/smoke-suite.js';
 import { launchWebKit } from './driver.js';
+import { test } from '../e2e/browser.js';
 
 /** The language WebKit derives from the environment: 'C' for the C/POSIX locale. */
 function expectedLanguage(env = process.env) {
