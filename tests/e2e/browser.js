@@ -45,9 +45,12 @@ export async function launchBrowser({ args = [] } = {}) {
       height = 900,
       colorScheme = 'light',
       reducedMotion = 'no-preference',
+      phone = false,
     } = {}) {
+      // phone: a 360 × 760 touch screen (isMobile: the mobile viewport and a coarse pointer).
       const context = await browser.newContext({
-        viewport: { width, height },
+        viewport: phone ? { width: 360, height: 760 } : { width, height },
+        ...(phone && { isMobile: true, hasTouch: true, deviceScaleFactor: 2 }),
         colorScheme,
         reducedMotion,
         acceptDownloads: true,
