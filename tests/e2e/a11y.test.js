@@ -9,12 +9,9 @@ import assert from 'node:assert/strict';
 import { access, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
 import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, watchErrors, waitForApp, test } from './browser.js';
+import { launchBrowser, watchErrors, waitForApp, axeAudit as audit, test } from './browser.js';
 
-const require = createRequire(import.meta.url);
-const AXE = require.resolve('axe-core/axe.min.js');
 const OUT = join(repoRoot, 'tests', 'output');
 const ALL_PANELS = 'spread,sigma,entropy,gradients,heatmap,precision,training';
 
@@ -92,22 +89,6 @@ async function waitForDemos(page) {
 }
 
 /** axe-core's serious and critical violations (axe walks open shadow roots itself). */
-async function audit(page) {
-  await page.addScriptTag({ path: AXE });
-  return page.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ['violations'] });
-    return r.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map(
-        (v) =>
-          `${v.id} (${v.impact}): ${v.nodes
-            .slice(0, 3)
-            .map((n) => JSON.stringify(n.target))
-            .join(' | ')}`,
-      );
-  });
-}
-
 /** Every chart image under `rootSel` (light DOM or the shadow roots of `hostSel`): name + description. */
 const chartAlternatives = (page, hostSel = null) =>
   page.evaluate((hs) => {

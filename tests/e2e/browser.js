@@ -1,5 +1,6 @@
 // One headless Debian chromium for a whole test file (playwright-core, no browser download).
 import { test as nodeTest } from 'node:test';
+import { createRequire } from 'node:module';
 import { chromium } from 'playwright-core';
 
 // Every browser test has a limit of its own against a hang, and no suite limits the sum of its
@@ -146,4 +147,23 @@ export async function waitForDemos(page, { timeout = 60000 } = {}) {
     null,
     { timeout, polling: 100 },
   );
+}
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/** axe-core over the page: its serious and critical violations, one line each (none: []). */
+export async function axeAudit(page) {
+  await page.addScriptTag({ path: AXE });
+  return page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map(
+        (v) =>
+          `${v.id} (${v.impact}): ${v.nodes
+            .slice(0, 3)
+            .map((n) => JSON.stringify(n.target))
+            .join(' | ')}`,
+      );
+  });
 }

@@ -90,14 +90,17 @@ const yieldToBrowser = () =>
   });
 
 /**
- * createApp({ root, panels: { name: element }, controls?, controlFields?, presets?, notices,
+ * createApp({ root, panels: { name: element }, controls?, controlFields?, dock?, presets?, notices,
  *             query?, onConfigChange?, presetHref?, client?, limits? }) → Promise<app>
+ * `dock`: where the control dock goes (d_k, the scaling, and the controls as a sheet), shown by the
+ * stylesheet on narrow screens; the root gets the class `has-dock` when it holds one.
  */
 export async function createApp({
   root,
   panels: panelEls = {},
   controls: controlsEl = null,
   controlFields = null,
+  dock: dockEl = null,
   presets: presetsEl = null,
   notices: noticeEl,
   query = '',
@@ -111,7 +114,8 @@ export async function createApp({
   const wanted = Object.entries(panelEls).filter(([name, el]) => PANELS[name] && el);
   const modsLoading = Promise.all(wanted.map(([name]) => PANELS[name].load()));
   const controlsLoading = controlsEl ? import('../ui/controls.js') : null; // only where controls are shown
-  for (const p of [modsLoading, controlsLoading]) p?.catch(() => {});
+  const dockLoading = controlsEl && dockEl ? import('../ui/control-dock.js') : null;
+  for (const p of [modsLoading, controlsLoading, dockLoading]) p?.catch(() => {});
   const ready = await engineReady(client, { root, noticeEl, panelEls });
   performance.mark('attnscale:engine-ready');
   if (Number.isFinite(ready.bootMs)) root.dataset.engineBootMs = ready.bootMs.toFixed(1);
@@ -257,6 +261,7 @@ export async function createApp({
 
   // --- state ---
   let controls = null;
+  let dock = null;
   let presetButtons = null;
   const markPreset = () => presetButtons?.mark(config);
   /** Applies a change; false when the config stayed the same. */
@@ -265,11 +270,13 @@ export async function createApp({
     if (notices.length) notify(notices.map(noticeText));
     if (!force && config && sameConfig(next, config, schema)) {
       controls?.update(config);
+      dock?.update(config);
       return false;
     }
     config = next;
     compute(); // first: the Worker computes while this thread updates the controls and the URL
     controls?.update(config);
+    dock?.update(config);
     markPreset();
     publish();
     return true;
@@ -302,6 +309,18 @@ export async function createApp({
       onChange: (p) => set(p),
     });
   }
+  if (dockLoading) {
+    const { mountDock } = await dockLoading;
+    dock = mountDock(dockEl, {
+      schema,
+      limits,
+      idPrefix,
+      fields: controlFields,
+      settings: controlsEl,
+      onChange: (p) => set(p),
+    });
+    root.classList.toggle('has-dock', !!dock);
+  }
   if (presetsEl) presetButtons = mountPresetButtons(presetsEl, { defaults, schema, limits, presetHref, set });
 
   mounted = true;
@@ -329,6 +348,8 @@ export async function createApp({
       session.close();
       each('destroy');
       controls?.destroy();
+      dock?.destroy();
+      root.classList.remove('has-dock');
       announcer.destroy();
       engineNote?.remove();
     },

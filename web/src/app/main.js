@@ -4,6 +4,8 @@ import 'katex/dist/katex.min.css';
 import 'virtual:attnscale-katex.css'; // KaTeX box sizes, as classes (strict CSP: no style attributes)
 import '../styles/panels.css';
 import '../styles/page.css';
+import '../styles/dock.css';
+import '../styles/touch.css';
 import { getEngineClient } from '../compute/worker-client.js';
 import { applyStoredTheme } from '../ui/theme.js';
 

@@ -14,6 +14,7 @@ try {
     root: document.getElementById('app'),
     panels,
     controls: document.getElementById('controls'),
+    dock: document.getElementById('dock'),
     presets: document.getElementById('presets'),
     notices: document.getElementById('notices'),
     query: location.search,

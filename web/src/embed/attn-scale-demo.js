@@ -29,6 +29,8 @@ import { h } from '../ui/dom.js';
 import { fullPageUrl as fullPageFor } from './full-page-url.js';
 import panelsCss from '../styles/panels.css?inline';
 import componentCss from '../styles/component.css?inline';
+import dockCss from '../styles/dock.css?inline';
+import touchCss from '../styles/touch.css?inline';
 
 const TAG = 'attn-scale-demo';
 const OPTION_ATTRIBUTES = new Set(['panel', 'controls']);
@@ -55,7 +57,9 @@ function shadowSheet() {
   if (!sheet) {
     sheet = new CSSStyleSheet();
     sheet.replaceSync(
-      `${panelsCss}\n${componentCss}`.replace(/(\d*\.?\d+)rem\b/g, 'calc($1 * var(--as-rem))'),
+      [panelsCss, componentCss, dockCss, touchCss]
+        .join('\n')
+        .replace(/(\d*\.?\d+)rem\b/g, 'calc($1 * var(--as-rem))'),
     );
   }
   return sheet;
@@ -85,6 +89,7 @@ export class AttnScaleDemo extends HTMLElement {
   #appNotices;
   #body;
   #controls;
+  #dock;
   #panels;
   #fullLink;
   #status;
@@ -110,6 +115,7 @@ export class AttnScaleDemo extends HTMLElement {
     this.#controls = h('div', { class: 'as-controls', hidden: true });
     this.#panels = h('div', { class: 'as-panels' });
     this.#body = h('div', { class: 'as-body' }, this.#controls, this.#panels);
+    this.#dock = h('div', { class: 'as-dock-slot' });
     this.#status = h('span', { class: 'as-status', text: 'Starting the engine…' });
     this.#fullLink = h('a', {
       href: fullPageFor(null, MODULE_URL),
@@ -124,6 +130,7 @@ export class AttnScaleDemo extends HTMLElement {
       this.#fallback,
       h('div', { class: 'as-notices' }, this.#optionNotices, this.#appNotices),
       this.#body,
+      this.#dock,
       h('p', { class: 'as-foot' }, this.#fullLink, ' ', this.#status),
     );
     shadow.append(this.#root);
@@ -232,6 +239,7 @@ export class AttnScaleDemo extends HTMLElement {
 
   #showControls(fields) {
     this.#controls.replaceChildren();
+    this.#dock.replaceChildren();
     this.#controls.hidden = !fields;
     this.#body.classList.toggle('has-controls', !!fields);
   }
@@ -243,6 +251,7 @@ export class AttnScaleDemo extends HTMLElement {
         panels: panelEls,
         controls: fields ? this.#controls : null,
         controlFields: fields,
+        dock: this.#dock,
         notices: this.#appNotices,
         query,
         presetHref: () => this.#fullPage(),

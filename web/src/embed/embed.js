@@ -6,6 +6,8 @@
 // full page with the same state.
 import '../styles/panels.css';
 import '../styles/embed.css';
+import '../styles/dock.css';
+import '../styles/touch.css';
 import { getEngineClient } from '../compute/worker-client.js';
 import { createApp } from '../app/app.js';
 import { parsePanels, parseControls, parseTheme } from './embed-options.js';
@@ -85,6 +87,7 @@ try {
     panels: panelEls,
     controls: fields ? controls : null,
     controlFields: fields,
+    dock: $('dock'),
     notices: appNotices,
     query: location.search,
     presetHref: () => fullPage.href,
@@ -92,6 +95,7 @@ try {
       fullLink.href = `${fullPage.href}?${query}`;
     },
   });
+  if ($('app').classList.contains('has-dock')) (await import('./frame-dock.js')).followVisiblePart();
   $('engine-info').textContent =
     `Computed live by the attnscale engine (${app.info.simd ? 'WebAssembly SIMD' : 'WebAssembly, scalar'}).`;
 } catch (err) {

@@ -7,7 +7,7 @@ import { h } from './dom.js';
 import { bounds } from '../state/state.js';
 import { fmt } from './format.js';
 
-const VALUE_LABELS = {
+export const VALUE_LABELS = {
   none: 'none',
   sqrt: '1/√d_k',
   linear: '1/d_k',
@@ -33,7 +33,7 @@ export function log2Stops(min, max) {
 }
 /** Focus check that also works inside a Shadow DOM (document.activeElement is the host there). */
 const focused = (el) => el.getRootNode().activeElement === el;
-const nearestStop = (stops, v) =>
+export const nearestStop = (stops, v) =>
   stops.reduce(
     (best, s, i) =>
       Math.abs(Math.log(s) - Math.log(v)) < Math.abs(Math.log(stops[best]) - Math.log(v)) ? i : best,
@@ -184,6 +184,7 @@ function numberWidget(f, { id, hintId, described, ui, wrap }, { limits, onChange
       type: 'range',
       id: `${id}-range`,
       'aria-labelledby': `${id}-label`,
+      'aria-label': labelText(f), // the name where a checker does not follow aria-labelledby
       'aria-describedby': described,
     });
     slider.addEventListener('input', () => {
