@@ -334,8 +334,8 @@ describe('embeds', () => {
     assert.equal(link.searchParams.get('scale'), 'none');
     assert.equal(link.searchParams.get('seqLen'), '128');
     await page.screenshot({ path: join(OUT, 'embed-page.png'), fullPage: true });
-    // The link follows the embed's own controls.
-    await page.locator('[data-field="scale"] input[value="linear"]').check();
+    // The link follows the embed's own controls: at 760 px wide, its dock's.
+    await page.locator('[data-dock] select[name="scale"]').selectOption('linear');
     await page.waitForFunction(() => /scale=linear/.test(document.getElementById('full-link').href));
     // The full page opened from the link shows the same state.
     const full = await open(await page.locator('#full-link').getAttribute('href'));

@@ -108,6 +108,27 @@ describe('on a phone', () => {
     await page.close();
   });
 
+  test('a tap on a chart shows the values under the finger; a drag across it scrolls the page', async () => {
+    const { page, errors } = await openPhone('?dk=64');
+    await waitForApp(page);
+    const chart = page.locator('[data-panel="sigma"] .chart').first();
+    await chart.evaluate((el) => el.scrollIntoView({ block: 'center', behavior: 'instant' }));
+    const box = await chart.locator('.u-over').boundingBox();
+    const probe = chart.locator('[data-probe]');
+    assert.equal(await probe.isVisible(), false, 'no readout before a finger');
+    await page.touchscreen.tap(box.x + box.width * 0.6, box.y + box.height * 0.5);
+    await probe.waitFor({ state: 'visible' });
+    // d_k = <a power of two>: then each scaling's σ at that d_k, as numbers.
+    assert.match(await probe.textContent(), /^d_k = \d+ — measured: none \d[\d.]* · 1\/√d_k \d/);
+    await page.locator('[data-panel="sigma"]').screenshot({ path: join(OUT, 'phone-probe.png') });
+    const before = await page.evaluate(() => scrollY);
+    const mid = { x: box.x + box.width * 0.5, y: box.y + box.height * 0.8 };
+    await touchDrag(page, mid, { x: mid.x, y: mid.y - 150 }, 10);
+    await page.waitForFunction((y) => scrollY > y + 50, before);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('the first screen: the steps in one row, the first chart within 1.5 screens; targets ≥ 44 px', async () => {
     const { page, errors } = await openPhone();
     await waitForApp(page, { sweeps: false });

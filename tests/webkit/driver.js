@@ -108,6 +108,8 @@ Promise.resolve().then(() => (${fn}).apply(null, Array.prototype.slice.call(argu
         await sleep(interval);
       }
     },
+    /** W3C WebDriver Perform Actions: `sources` as the spec's `actions` list (pointer, key, none). */
+    perform: (sources) => call('POST', `${sid}/actions`, { actions: sources }),
     async screenshot(path) {
       await writeFile(path, Buffer.from(await call('GET', `${sid}/screenshot`), 'base64'));
     },

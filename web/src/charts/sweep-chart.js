@@ -2,7 +2,7 @@
 // three scalings as they arrive, the panel's progress line and stale mark, and the current
 // setting (a vertical line at its d_k and a dot at its value).
 import { createChart, drawVLine, drawDot, scaleColorKey } from './uplot-chart.js';
-import { createSweepStore, gapText, SWEEP_SCALES } from './sweep-store.js';
+import { createSweepStore, gapText, SWEEP_SCALES, SCALE_NAMES } from './sweep-store.js';
 
 const pointsStyle = (s) => ({ show: true, size: 5, fill: (u) => u.pal[s] });
 
@@ -37,7 +37,7 @@ export function createSweepCharts(el, frame, { name, ctx = {}, gapValue, onDone 
       for (const s of SWEEP_SCALES) {
         const color = layer.color ?? s;
         series.push({
-          label: `${s} ${layer.name}`,
+          label: `${layer.name}, ${SCALE_NAMES[s]}`,
           stroke: (u) => u.pal[color],
           width: layer.width,
           ...(layer.dash ? { dash: layer.dash } : {}),

@@ -6,6 +6,7 @@ import './uplot-locale.js'; // before uPlot: it reads navigator.language when it
 import uPlot from 'uplot';
 import { h } from '../ui/dom.js';
 import { axisNum } from '../ui/format.js';
+import { addProbe } from './chart-probe.js';
 
 export { uPlot };
 
@@ -168,6 +169,7 @@ export function createChart(
     copyPixels(base.getContext('2d'), can);
   };
   if (onDraw) opts.hooks.draw = [...(opts.hooks.draw ?? []), ...(layerOnly ? [keepBase] : []), onDraw];
+  addProbe(box, opts);
   const first = size(lastObservedWidth);
   const u = new uPlot({ legend: { show: false }, cursor: { show: false }, ...opts, ...first }, data, box);
   u.pal = sharedPalette(box);
