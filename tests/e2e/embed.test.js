@@ -109,23 +109,45 @@ const frameSettled = () =>
       !p.querySelector('.panel-status')?.textContent,
   );
 
+/** The frame's content height, as embed.js measures it before it posts it. */
+const contentHeight = () => Math.ceil(document.documentElement.getBoundingClientRect().height);
+
 /**
- * Waits until the iframe #f has nothing left to draw, then until the host has sized #f to that
- * final content height (and, with `posted`, until the last height the frame posted is that one).
- * Reading the two sides while the frame still draws would compare two different moments.
+ * Waits until the iframe #f has nothing left to draw and its fonts are in, then until the host has
+ * sized #f to that content height (and, with `posted`, until the last height the frame posted is
+ * that one), and then checks that the content height is still the same: a late change (a font, a
+ * resize) starts the wait over. Reading the two sides while the frame still changes would compare
+ * two different moments. Returns { height, content, posted, sized } from the last, stable round.
  */
-async function waitFrameSized(page, frame, { posted = false } = {}) {
-  await frame.waitForFunction(frameSettled, null, { timeout: 120000, polling: 200 });
-  const height = await frame.evaluate(() =>
-    Math.ceil(document.documentElement.getBoundingClientRect().height),
-  );
-  await page.waitForFunction(
-    ([h, checkPosted]) =>
-      document.getElementById('f').clientHeight === h && (!checkPosted || window.__heights.at(-1) === h),
-    [height, posted],
-    { timeout: 60000, polling: 100 },
-  );
-  return height;
+async function waitFrameSized(page, frame, { posted = false, timeout = 120000 } = {}) {
+  const until = Date.now() + timeout;
+  let last;
+  for (;;) {
+    const left = Math.max(1000, until - Date.now());
+    await frame.waitForFunction(`(${frameSettled})() && document.fonts.status === 'loaded'`, null, {
+      timeout: left,
+      polling: 200,
+    });
+    const height = await frame.evaluate(contentHeight);
+    const matched = await page
+      .waitForFunction(
+        ([h, checkPosted]) =>
+          document.getElementById('f').clientHeight === h && (!checkPosted || window.__heights.at(-1) === h),
+        [height, posted],
+        { timeout: Math.min(left, 10000), polling: 100 },
+      )
+      .then(
+        () => true,
+        () => false,
+      );
+    const host = await page.evaluate(() => ({
+      sized: document.getElementById('f').clientHeight,
+      posted: window.__heights?.at(-1),
+    }));
+    last = { height, content: await frame.evaluate(contentHeight), ...host };
+    if (matched && last.content === height) return last;
+    if (Date.now() > until) throw new Error(`the frame's height did not settle: ${JSON.stringify(last)}`);
+  }
 }
 
 const LISTENER = `window.__heights = [];
@@ -243,14 +265,12 @@ describe('embeds', () => {
     await page.locator('#f').scrollIntoViewIfNeeded();
     await page.waitForFunction(() => window.__heights.some((x) => x > 400), null, { timeout: 60000 });
     const frame = page.frames().find((f) => f.url().includes('embed.html'));
-    const height = await waitFrameSized(page, frame, { posted: true });
-    assert.ok(
-      Math.abs(
-        (await frame.evaluate(() => document.documentElement.getBoundingClientRect().height)) -
-          (await page.evaluate(() => window.__heights.at(-1))),
-      ) <= 1,
+    const sized = await waitFrameSized(page, frame, { posted: true });
+    assert.deepEqual(
+      [sized.content, sized.posted, sized.sized],
+      [sized.height, sized.height, sized.height],
+      'the frame posts its content height and the host sizes it to that',
     );
-    assert.equal(await page.evaluate(() => document.getElementById('f').clientHeight), height);
     assert.equal(
       await frame.evaluate(() => document.querySelector('[data-panel="entropy"]').dataset.drawn),
       'true',
@@ -602,7 +622,7 @@ ${snippetIframe.replace('<iframe ', '<iframe id="f" ')}
       /dk=128&.*scale=none&.*seed=7/,
     );
     // The snippet's own listener sizes the frame to its content, once that content is final.
-    const height = await waitFrameSized(pasted.page, frame);
+    const { height } = await waitFrameSized(pasted.page, frame);
     assert.ok(height > 400, `the pasted listener sized the iframe to its content (${height} px)`);
     assert.deepEqual([...errors, ...pasted.errors], []);
     await page.close();
