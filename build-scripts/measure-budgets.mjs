@@ -13,7 +13,13 @@
 //                     point of the new sweep on screen, and how long the stale sweep work kept the
 //                     sweep Workers busy after the new request (budget: ≈ 50 ms)
 // Budgets of a cold load: firstChartMs ≤ 1000, transferGzipBytes ≤ 300 KB.
-//   node build-scripts/measure-budgets.mjs [--runs 5] [--dist DIR] [--only a,b] [--query '&sweepWorkers=2']
+// --phone: a 360 × 760 touch screen with the CPU throttled 4× (Lighthouse's phone setting; the
+// throttle slows the page's main thread, not its Workers) instead of the desktop sections:
+//   phoneFirstChartMs navigation start → first chart drawn, cold loads (budget: ≤ 2500 ms, web.dev's
+//                     "good" largest contentful paint)
+//   phoneDockDkMs     the dock's d_k slider input → the frame showing the new forward readouts,
+//                     T = 256 (budget: median ≤ 100 ms)
+//   node build-scripts/measure-budgets.mjs [--runs 5] [--dist DIR] [--only a,b] [--query '&sweepWorkers=2'] [--phone]
 //   --only: any of first, sweeps, slider, during (default: all)
 import { startServer } from '../tests/e2e/serve-dist.js';
 import { launchBrowser } from '../tests/e2e/browser.js';
@@ -23,7 +29,8 @@ const arg = (name, fallback) => {
   return i > 0 ? process.argv[i + 1] : fallback;
 };
 const runs = Number(arg('--runs', 5)) || 5;
-const only = new Set(arg('--only', 'first,sweeps,slider,during').split(','));
+const phone = process.argv.includes('--phone');
+const only = new Set(phone ? [] : arg('--only', 'first,sweeps,slider,during').split(','));
 const extraQuery = arg('--query', '');
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -340,6 +347,80 @@ try {
           budget: 50,
         },
         samples: samples.length,
+      });
+    } finally {
+      await browser.close();
+    }
+  }
+  if (phone) {
+    // --- a slow phone: 360 × 760, touch, the CPU throttled 4× ---
+    const throttled = async (browser) => {
+      const page = await browser.newPage({ phone: true });
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+      return page;
+    };
+    const firsts = [];
+    for (let i = 0; i < runs; i++) {
+      const browser = await launchBrowser();
+      try {
+        const page = await throttled(browser);
+        await page.goto(`${server.url}?${extraQuery}`);
+        await page.waitForFunction(
+          () => performance.getEntriesByName('attnscale:first-chart').length > 0,
+          null,
+          { timeout: 120000 },
+        );
+        firsts.push(
+          await page.evaluate(() => performance.getEntriesByName('attnscale:first-chart')[0].startTime),
+        );
+      } finally {
+        await browser.close();
+      }
+    }
+    report('phoneFirstChartMs', {
+      median: round(median(firsts)),
+      all: firsts.map((x) => round(x)),
+      budget: 2500,
+    });
+
+    const browser = await launchBrowser();
+    try {
+      const page = await throttled(browser);
+      await page.goto(`${server.url}?seqLen=256&dk=64${extraQuery}`);
+      await waitComplete(page);
+      const times = [];
+      for (const stop of [7, 8, 9, 8, 7, 6, 5, 4, 5, 6, 7, 8, 9, 7, 5, 3, 5, 7, 9, 6]) {
+        times.push(
+          await page.evaluate(async (s) => {
+            const slider = document.querySelector('[data-dock] input[type="range"][name="dk"]');
+            const root = document.getElementById('app');
+            const dk = String(2 ** s);
+            await new Promise((r) => {
+              setTimeout(r, 200);
+            }); // idle between moves, like a reader
+            const t0 = performance.now();
+            const shown = new Promise((resolve) => {
+              const mo = new MutationObserver(() => {
+                if (new URLSearchParams(root.dataset.resultQuery).get('dk') !== dk) return;
+                mo.disconnect();
+                requestAnimationFrame(() => resolve(performance.now() - t0));
+              });
+              mo.observe(root, { attributes: true, attributeFilter: ['data-result-query'] });
+            });
+            slider.value = String(s);
+            slider.dispatchEvent(new Event('input', { bubbles: true }));
+            return shown;
+          }, stop),
+        );
+      }
+      report('phoneDockDkMs', {
+        median: round(median(times)),
+        p90: round(pct(times, 0.9)),
+        max: round(Math.max(...times)),
+        samples: times.length,
+        seqLen: 256,
+        budget: { median: 100 },
       });
     } finally {
       await browser.close();
