@@ -27,7 +27,7 @@ after(async () => {
 });
 
 describe('npm package', () => {
-  test('the tarball ships the engine, both wasm builds, the built component and its assets, types, README, LICENSE; nothing else', async (t) => {
+  test('the tarball ships the engine, both wasm builds, the built component and its assets, the tensor reader, types, README, LICENSE; nothing else', async (t) => {
     const files = pkg.pack.files.map((f) => f.path).sort();
     t.diagnostic(
       `tarball ${pkg.pack.filename}: ${pkg.pack.size} B packed, ${pkg.pack.unpackedSize} B unpacked, ${pkg.pack.entryCount} files`,
@@ -41,6 +41,8 @@ describe('npm package', () => {
       'web/src/engine/support.js',
       'web/src/engine/engine.d.ts',
       'web/src/embed/attn-scale-demo.d.ts',
+      'web/src/tensors/index.js',
+      'web/src/tensors/index.d.ts',
       'dist/attn-scale-demo.js',
       'web/generated/attnscale-simd.mjs',
       'web/generated/attnscale-simd.wasm',
@@ -69,6 +71,14 @@ describe('npm package', () => {
     assert.equal(engineGraph.length, 6, engineGraph.join(', '));
     for (const f of engineGraph)
       assert.ok(files.includes(f), `${f} (imported by engine.js) is missing from the tarball`);
+    // The tensor reader's graph, and a declaration beside each of its modules that index.d.ts re-exports.
+    const tensorsGraph = (await moduleClosure(join(repoRoot, 'web', 'src'), 'tensors/index.js')).map((f) =>
+      join('web/src', f),
+    );
+    for (const f of tensorsGraph)
+      assert.ok(files.includes(f), `${f} (imported by tensors/index.js) is missing from the tarball`);
+    for (const f of ['read-tensors.d.ts', 'pair-heads.d.ts'])
+      assert.ok(files.includes(`web/src/tensors/${f}`), `web/src/tensors/${f} is missing from the tarball`);
     const unexpected = files.filter(
       (f) =>
         /^(tests|cpp|build|build-scripts|node_modules|\.github|\.ci)\//.test(f) ||
@@ -77,8 +87,8 @@ describe('npm package', () => {
     );
     assert.deepEqual(unexpected, [], 'no tests, C++ sources, fuzz corpus, page or offline file');
     // A coarse guard besides the exact lists above: the component's chunks (one per panel, each
-    // loaded when mounted) and the engine's files, about 40 in all.
-    assert.ok(pkg.pack.entryCount < 50, `file count ${pkg.pack.entryCount}`);
+    // loaded when mounted), the engine's files and the tensor reader's, about 60 in all.
+    assert.ok(pkg.pack.entryCount < 70, `file count ${pkg.pack.entryCount}`);
   });
 
   test('package.json: public, exports with a types condition for every entry, metadata', async () => {
@@ -91,6 +101,7 @@ describe('npm package', () => {
     assert.equal(meta.exports['.'].default, meta.main);
     assert.equal(meta.exports['.'].types, meta.types);
     assert.equal(meta.exports['./component'].default, './dist/attn-scale-demo.js');
+    assert.equal(meta.exports['./tensors'].default, './web/src/tensors/index.js');
     for (const field of ['repository', 'homepage', 'sideEffects', 'engines', 'license'])
       assert.ok(meta[field], field);
   });
@@ -106,6 +117,11 @@ describe('npm package', () => {
     // 0.1 allows any last-bit change of the kernels, not a different distribution.
     assert.ok(Math.abs(out.rawLogitStd - 11.358) < 0.1, `rawLogitStd ${out.rawLogitStd}`);
     assert.equal(out.config.scale, 'none');
+    // attnscale/tensors read the two-tensor safetensors file the consumer wrote in memory.
+    assert.deepEqual(out.tensors, {
+      'layers.0.q': { dtype: 'F32', shape: [2, 3], data: [0, 1, 2, 3, 4, 5] },
+      'layers.0.k': { dtype: 'F16', shape: [1, 2], data: [1, -2] },
+    });
   });
 
   test("TypeScript --strict: a correct consumer and the engine's real outputs type-check; wrong calls fail", async () => {

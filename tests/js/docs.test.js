@@ -184,6 +184,10 @@ function unionOf(dts, name) {
 const typesPath = (entry) => pkg.exports[entry].types.replace(/^\.\//, '');
 const engineDts = read(typesPath('.'));
 const componentDts = read(typesPath('./component'));
+// attnscale/tensors: index.d.ts re-exports the declarations of its modules.
+const tensorsDts = ['read-tensors.d.ts', 'pair-heads.d.ts']
+  .map((f) => read(join(dirname(typesPath('./tensors')), f)))
+  .join('\n');
 const kebab = (s) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 // ---- the engine, loaded as a user's `import 'attnscale'` resolves it ----
@@ -363,7 +367,7 @@ describe('docs/api.md against the engine and its declarations', () => {
 
   test("every export of the package's declarations, and every package entry, is listed", () => {
     const exported = listed(['export']);
-    const declared = [...exportsOf(engineDts), ...exportsOf(componentDts)];
+    const declared = [...exportsOf(engineDts), ...exportsOf(componentDts), ...exportsOf(tensorsDts)];
     assert.deepEqual(
       declared.filter((n) => !exported.has(n)),
       [],
@@ -397,6 +401,7 @@ describe('docs/api.md against the engine and its declarations', () => {
       ...declaredNames(componentDts),
       ...exportsOf(engineDts),
       ...exportsOf(componentDts),
+      ...exportsOf(tensorsDts),
       'createEngine',
       ...Object.keys(runtime),
     ]);
