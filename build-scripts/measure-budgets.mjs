@@ -21,8 +21,8 @@
 //                     T = 256 (budget: median ≤ 100 ms)
 //   node build-scripts/measure-budgets.mjs [--runs 5] [--dist DIR] [--only a,b] [--query '&sweepWorkers=2'] [--phone]
 //   --only: any of first, sweeps, slider, during (default: all)
-import { startServer } from '../tests/e2e/serve-dist.js';
-import { launchBrowser } from '../tests/e2e/browser.js';
+import { startServer } from '../tests/e2e/support/serve-dist.js';
+import { launchBrowser } from '../tests/e2e/support/browser.js';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);

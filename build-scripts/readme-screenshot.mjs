@@ -13,8 +13,8 @@ import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 // The same static server and Chromium flags as the e2e suite (and measure-budgets.mjs).
-import { startServer, repoRoot } from '../tests/e2e/serve-dist.js';
-import { CHROMIUM, CHROMIUM_ARGS } from '../tests/e2e/browser.js';
+import { startServer, repoRoot } from '../tests/e2e/support/serve-dist.js';
+import { CHROMIUM, CHROMIUM_ARGS } from '../tests/e2e/support/browser.js';
 
 const { values: opts } = parseArgs({
   options: {

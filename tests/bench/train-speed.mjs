@@ -16,8 +16,8 @@ import { mkdirSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEngine } from '../../web/src/engine/engine.js';
-import { startServer } from '../e2e/serve-dist.js';
-import { launchBrowser } from '../e2e/browser.js';
+import { startServer } from '../e2e/support/serve-dist.js';
+import { launchBrowser } from '../e2e/support/browser.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const arg = (name, dflt) => {

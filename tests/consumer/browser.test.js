@@ -8,8 +8,8 @@ import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startServer, repoRoot } from '../e2e/serve-dist.js';
-import { launchBrowser, watchErrors, waitForDemos, test } from '../e2e/browser.js';
+import { startServer, repoRoot } from '../e2e/support/serve-dist.js';
+import { launchBrowser, watchErrors, waitForDemos, test } from '../e2e/support/browser.js';
 import { packAndInstall } from './package-install.js';
 
 const run = promisify(execFile);

@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { repoRoot } from '../e2e/serve-dist.js';
+import { repoRoot } from '../e2e/support/serve-dist.js';
 
 const run = promisify(execFile);
 // Under `npm test` the environment carries npm's own settings for this checkout (npm_config_local_prefix

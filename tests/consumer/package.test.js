@@ -9,10 +9,10 @@ import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { repoRoot } from '../e2e/serve-dist.js';
+import { repoRoot } from '../e2e/support/serve-dist.js';
 import { packAndInstall } from './package-install.js';
 import { moduleClosure } from './component-closure.js';
-import { test } from '../e2e/browser.js';
+import { test } from '../e2e/support/browser.js';
 
 const run = promisify(execFile);
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));

@@ -1,7 +1,7 @@
 // Firefox ESR (Debian firefox-esr over WebDriver BiDi, puppeteer-core): the smoke suite of
-// tests/e2e/smoke-suite.js. The offline file is opened with request interception refusing every
+// tests/e2e/support/smoke-suite.js. The offline file is opened with request interception refusing every
 // request that is not file:, data: or blob:.
-import { smokeSuite, waitSettled } from '../e2e/smoke-suite.js';
+import { smokeSuite, waitSettled } from '../e2e/support/smoke-suite.js';
 import { launchFirefox } from './driver.js';
 
 smokeSuite({

@@ -6,9 +6,9 @@ import { before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { access, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startServer, repoRoot } from '../e2e/serve-dist.js';
-import { waitSettled, OUT } from '../e2e/smoke-suite.js';
-import { test } from '../e2e/browser.js';
+import { startServer, repoRoot } from '../e2e/support/serve-dist.js';
+import { waitSettled, OUT } from '../e2e/support/smoke-suite.js';
+import { test } from '../e2e/support/browser.js';
 import { launchWebKit } from './driver.js';
 
 const DIST = join(repoRoot, 'dist');

@@ -1,12 +1,12 @@
 // WebKitGTK (Safari's engine; WebKitWebDriver + MiniBrowser under xvfb-run): the smoke suite of
-// tests/e2e/smoke-suite.js. build-scripts/test.sh runs it twice, with LANG=C.UTF-8 (WebKit then
+// tests/e2e/support/smoke-suite.js. build-scripts/test.sh runs it twice, with LANG=C.UTF-8 (WebKit then
 // reports navigator.language 'C', which Intl rejects) and with LANG=en_US.UTF-8. WebDriver cannot
 // intercept requests: the offline file is opened from file:// and the page's own record of what
 // it fetched (resource timing entries) must hold nothing but file:, data: and blob: URLs.
 import assert from 'node:assert/strict';
-import { smokeSuite, waitSettled } from '../e2e/smoke-suite.js';
+import { smokeSuite, waitSettled } from '../e2e/support/smoke-suite.js';
 import { launchWebKit } from './driver.js';
-import { test } from '../e2e/browser.js';
+import { test } from '../e2e/support/browser.js';
 
 /** The language WebKit derives from the environment: 'C' for the C/POSIX locale. */
 function expectedLanguage(env = process.env) {

@@ -15,8 +15,8 @@ import assert from 'node:assert/strict';
 import { access, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, watchErrors, waitForApp, stat, test } from './browser.js';
+import { startServer, repoRoot } from '../support/serve-dist.js';
+import { launchBrowser, watchErrors, waitForApp, stat, test } from '../support/browser.js';
 
 const OUT = join(repoRoot, 'tests', 'output');
 const PANELS = ['spread', 'sigma', 'entropy', 'gradients', 'heatmap', 'precision'];

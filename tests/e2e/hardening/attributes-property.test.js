@@ -10,11 +10,11 @@ import { access, cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, watchErrors, test } from './browser.js';
-import { domFacts, payload, logged } from './hostile.js';
-import { createEngine } from '../../web/src/engine/engine.js';
-import { parseQuery, serialize } from '../../web/src/state/state.js';
+import { startServer, repoRoot } from '../support/serve-dist.js';
+import { launchBrowser, watchErrors, test } from '../support/browser.js';
+import { domFacts, payload, logged } from '../support/hostile.js';
+import { createEngine } from '../../../web/src/engine/engine.js';
+import { parseQuery, serialize } from '../../../web/src/state/state.js';
 
 const engine = await createEngine();
 const { schema } = engine;

@@ -5,8 +5,8 @@
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { watchErrors, waitForApp, test } from './browser.js';
-import { useSite, OUT } from './site.js';
+import { watchErrors, waitForApp, test } from '../support/browser.js';
+import { useSite, OUT } from '../support/site.js';
 
 const site = useSite();
 

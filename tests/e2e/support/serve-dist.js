@@ -2,7 +2,7 @@
 // budgets script. Behaves like an ordinary static host: gzip when the client accepts it, hashed
 // assets cacheable, ETag revalidation. Every response is logged with the bytes actually sent,
 // so a script can sum what the page transferred.
-// Run alone: `node tests/e2e/serve-dist.js [dir] [port]` prints the URL.
+// Run alone: `node tests/e2e/support/serve-dist.js [dir] [port]` prints the URL.
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
@@ -23,7 +23,7 @@ const TYPES = {
 };
 const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.wasm', '.json', '.svg']);
 
-export const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+export const repoRoot = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 
 /**
  * startServer({ root = dist/, port = 0, headers = {}, prefix = '/' }) → { url, log, close() }.

@@ -1,5 +1,5 @@
 // Hostile URLs against the real page, property-based (fast-check) in headless
-// Debian chromium. tests/e2e/state.test.js proves in Node that any query becomes a valid config;
+// Debian chromium. tests/e2e/page/state.test.js proves in Node that any query becomes a valid config;
 // this file proves in the browser that nothing in a URL becomes markup or script: after every
 // generated query the DOM (shadow roots included) holds no element, attribute or URL that came
 // from it, no script ran (no marker global, no dialog), nothing was logged as an error, the page
@@ -10,11 +10,11 @@
 import { after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { watchErrors, waitForApp, test } from './browser.js';
-import { domFacts, payload, logged } from './hostile.js';
-import { createEngine } from '../../web/src/engine/engine.js';
-import { parseQuery, serialize } from '../../web/src/state/state.js';
-import { useSite } from './site.js';
+import { watchErrors, waitForApp, test } from '../support/browser.js';
+import { domFacts, payload, logged } from '../support/hostile.js';
+import { createEngine } from '../../../web/src/engine/engine.js';
+import { parseQuery, serialize } from '../../../web/src/state/state.js';
+import { useSite } from '../support/site.js';
 
 const engine = await createEngine();
 const { schema } = engine;

@@ -1,8 +1,8 @@
 // The page on a browser without wasm SIMD: V8's SSE4.1 switched off (TOOLCHAIN.md), so
 // wasm-feature-detect reports no SIMD and the engine loads its scalar build. Same numbers.
 import assert from 'node:assert/strict';
-import { watchErrors, waitForApp, stat, test } from './browser.js';
-import { useSite } from './site.js';
+import { watchErrors, waitForApp, stat, test } from '../support/browser.js';
+import { useSite } from '../support/site.js';
 
 const site = useSite({ browserArgs: ['--js-flags=--no-enable-sse4-1'] });
 

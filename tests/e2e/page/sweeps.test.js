@@ -7,8 +7,8 @@
 //    thread there (Workers disabled), so that the test can cap the memory of the page's realm.
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { watchErrors, waitForApp, stat, test } from './browser.js';
-import { useSite } from './site.js';
+import { watchErrors, waitForApp, stat, test } from '../support/browser.js';
+import { useSite } from '../support/site.js';
 
 const SWEEP_PANELS = ['sigma', 'entropy', 'gradients'];
 // Counts the Workers the page starts (a subclass, so that everything else stays as it is).

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { createEngine } from '../../web/src/engine/engine.js';
+import { createEngine } from '../../../web/src/engine/engine.js';
 import {
   parseQuery,
   serialize,
@@ -12,7 +12,7 @@ import {
   applyChange,
   schemaDefaults,
   noticeText,
-} from '../../web/src/state/state.js';
+} from '../../../web/src/state/state.js';
 
 const engine = await createEngine();
 const { schema } = engine;

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { access, cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, watchErrors, waitForApp, waitForDemos, test } from './browser.js';
+import { startServer, repoRoot } from '../support/serve-dist.js';
+import { launchBrowser, watchErrors, waitForApp, waitForDemos, test } from '../support/browser.js';
 
 const PREFIX = '/some/deep/path/';
 let tmp, site, browser;

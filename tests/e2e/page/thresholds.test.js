@@ -5,8 +5,8 @@
 // bf16; with the max subtracted no exponential overflows in any format.
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { watchErrors, waitForApp, test } from './browser.js';
-import { useSite } from './site.js';
+import { watchErrors, waitForApp, test } from '../support/browser.js';
+import { useSite } from '../support/site.js';
 
 const site = useSite();
 

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { access, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, watchErrors, waitForApp, axeAudit as audit, test } from './browser.js';
+import { startServer, repoRoot } from '../support/serve-dist.js';
+import { launchBrowser, watchErrors, waitForApp, axeAudit as audit, test } from '../support/browser.js';
 
 const OUT = join(repoRoot, 'tests', 'output');
 const ALL_PANELS = 'spread,sigma,entropy,gradients,heatmap,precision,training';

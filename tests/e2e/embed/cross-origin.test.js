@@ -12,9 +12,9 @@ import assert from 'node:assert/strict';
 import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, watchErrors, test } from './browser.js';
-import { docBlock, headerLines } from './doc-blocks.js';
+import { startServer, repoRoot } from '../support/serve-dist.js';
+import { launchBrowser, watchErrors, test } from '../support/browser.js';
+import { docBlock, headerLines } from '../support/doc-blocks.js';
 
 const OUT = join(repoRoot, 'tests', 'output');
 const PLACEHOLDER = 'https://attnscale.example';

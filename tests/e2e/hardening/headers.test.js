@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, watchErrors, waitForApp, test } from './browser.js';
-import { docBlock, headerLines } from './doc-blocks.js';
+import { startServer, repoRoot } from '../support/serve-dist.js';
+import { launchBrowser, watchErrors, waitForApp, test } from '../support/browser.js';
+import { docBlock, headerLines } from '../support/doc-blocks.js';
 
 /** The headers the docs tell a host to send for `name` (the page or embed.html). */
 const documentedHeaders = async (name) => headerLines(await docBlock('headers', name));

@@ -5,8 +5,8 @@
 // No mouse event and no programmatic focus: the test only presses keys.
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { watchErrors, waitForApp, stat, test } from './browser.js';
-import { useSite } from './site.js';
+import { watchErrors, waitForApp, stat, test } from '../support/browser.js';
+import { useSite } from '../support/site.js';
 
 const site = useSite();
 

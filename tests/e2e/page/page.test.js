@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { startServer, repoRoot } from './serve-dist.js';
-import { watchErrors, waitForApp, stat, test } from './browser.js';
-import { useSite, OUT } from './site.js';
+import { startServer, repoRoot } from '../support/serve-dist.js';
+import { watchErrors, waitForApp, stat, test } from '../support/browser.js';
+import { useSite, OUT } from '../support/site.js';
 
 const require = createRequire(import.meta.url);
 const PANELS = ['spread', 'sigma', 'entropy', 'gradients', 'heatmap', 'precision'];
