@@ -12,7 +12,7 @@ bash build-scripts/build.sh
 echo "[test] engine API against the real wasm modules (node --test)"
 node --test tests/js/
 echo "[test] the same with wasm SIMD switched off in V8: the scalar fallback must load by itself"
-ATTNSCALE_EXPECT_SIMD=0 node --no-enable-sse4-1 --test tests/js/fallback.test.js
+ATTNSCALE_EXPECT_SIMD=0 node --no-enable-sse4-1 --test tests/js/engine/fallback.test.js
 # One browser suite at a time: each file shares one browser between its tests (2-core machines).
 suite() { # suite <label> <dir> [command prefix…]
   local label=$1 dir=$2; shift 2

@@ -136,8 +136,8 @@ TEST(LogitSchemes, WhatEachSchemePromises) {
   EXPECT_NEAR(scaledStd / plainStd, 0.43 * std::log(128.0), 1e-5);
 }
 
-// Exact natively (a regression guard); tests/js/logit-schemes.test.js asserts the same numbers for
-// both wasm builds within 1e-6 (products sum in lanes of each build's vector width).
+// Exact natively (a regression guard); tests/js/engine/logit-schemes.test.js asserts the same
+// numbers for both wasm builds within 1e-6 (products sum in lanes of each build's vector width).
 TEST(LogitSchemes, GoldenValuesSharedWithWasm) {
   struct Golden {
     Config c;

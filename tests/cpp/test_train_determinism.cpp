@@ -175,8 +175,8 @@ TEST(TrainDeterminism, ExplicitDefaultCopiesAreTheDefaults) {
 }
 
 // Golden values of the newer schemes (QK-norm with learnable gains, soft-caps, s ln T), shared
-// with wasm like the defaults' golden values: tests/js/train.test.js asserts the same numbers in
-// the SIMD and the scalar build.
+// with wasm like the defaults' golden values: tests/js/engine/train.test.js asserts the same
+// numbers in the SIMD and the scalar build.
 TEST(TrainDeterminism, NewerSchemesGoldenValuesSharedWithWasm) {
   TrainConfig c;
   c.copies = newer_schemes();

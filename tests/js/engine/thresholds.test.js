@@ -11,8 +11,8 @@ import {
   createThresholdsJob,
   THRESHOLD_ROWS,
   THRESHOLD_SCALES,
-} from '../../web/src/panels/thresholds/thresholds-job.js';
-import { bothEngines } from './helpers.js';
+} from '../../../web/src/panels/thresholds/thresholds-job.js';
+import { bothEngines } from '../helpers.js';
 
 test('bisection: the first failing d_k of a monotone predicate, in ⌈log2(hi − lo)⌉ tests', () => {
   for (const [lo, hi] of [

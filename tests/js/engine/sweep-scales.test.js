@@ -3,7 +3,7 @@
 // (same samples, same operation order), compared with Object.is on every field.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bothEngines } from './helpers.js';
+import { bothEngines } from '../helpers.js';
 
 const SCALES = ['none', 'sqrt', 'linear', 0.37];
 

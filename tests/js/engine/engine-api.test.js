@@ -1,7 +1,7 @@
 // The public JS API against the real wasm modules (SIMD and scalar builds).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bothEngines, STORY } from './helpers.js';
+import { bothEngines, STORY } from '../helpers.js';
 
 const SCALARS = [
   'rawLogitMean',

@@ -3,8 +3,8 @@
 // equal the points of one job over every d_k, bit for bit.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { partitionDks, sweepWorkerCount } from '../../web/src/compute/sweep-partition.js';
-import { bothEngines } from './helpers.js';
+import { partitionDks, sweepWorkerCount } from '../../../web/src/compute/sweep-partition.js';
+import { bothEngines } from '../helpers.js';
 
 const DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
 

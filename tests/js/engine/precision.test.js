@@ -7,10 +7,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bothEngines, STORY } from './helpers.js';
+import { bothEngines, STORY } from '../helpers.js';
 
 const FORMATS = ['fp32', 'bf16', 'fp16', 'fp8e4m3', 'fp8e5m2'];
-const castTool = fileURLToPath(new URL('../../build/native/cast_file', import.meta.url));
+const castTool = fileURLToPath(new URL('../../../build/native/cast_file', import.meta.url));
 
 function randomBits(n, seed) {
   const bits = new Uint32Array(n);

@@ -2,7 +2,7 @@
 // loads (start()) or by the first job posted, with nothing posted before that lost or reordered.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createSweepPool } from '../../web/src/compute/sweep-pool.js';
+import { createSweepPool } from '../../../web/src/compute/sweep-pool.js';
 
 /** Worker-shaped fakes that record what they were sent. */
 function fakes() {

@@ -3,7 +3,7 @@
 // bit, sweepSeqLen, attention() and the errors. Tolerance: none unless stated.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bothEngines } from './helpers.js';
+import { bothEngines } from '../helpers.js';
 
 const GOLDEN = [
   [

@@ -3,7 +3,7 @@
 // (T × d_k), seven T × T matrices, column and row blocks; V, G, dQ, dK and O are never stored whole.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createEngine } from '../../web/src/engine/engine.js';
+import { createEngine } from '../../../web/src/engine/engine.js';
 
 const LIMIT = 256 * 2 ** 20;
 const CASES = [

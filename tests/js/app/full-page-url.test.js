@@ -1,7 +1,7 @@
 // The web component's "Open in attnscale" link target (web/src/embed/full-page-url.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fullPageUrl, HOSTED_PAGE } from '../../web/src/embed/full-page-url.js';
+import { fullPageUrl, HOSTED_PAGE } from '../../../web/src/embed/full-page-url.js';
 
 const HOST = 'https://blog.example/posts/a.html';
 

@@ -2,7 +2,7 @@
 // freezing the page). Deterministic cases, including the degenerate ranges the page can produce.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { log10Splits } from '../../web/src/charts/uplot-chart.js';
+import { log10Splits } from '../../../web/src/charts/uplot-chart.js';
 
 test('log10Splits: decades and their multiples inside the range', () => {
   assert.deepEqual(

@@ -2,7 +2,7 @@
 // values the native GoogleTest (TrainDeterminism.GoldenValuesSharedWithWasm) also asserts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bothEngines } from './helpers.js';
+import { bothEngines } from '../helpers.js';
 
 const METRICS = ['loss', 'accuracy', 'entropy', 'saturatedFraction', 'gradNormWq', 'gradNormWk'];
 

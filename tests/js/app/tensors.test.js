@@ -5,15 +5,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { readTensorFile, readTensors } from '../../web/src/tensors/read-tensors.js';
-import { keyHeadFor, pairHeads } from '../../web/src/tensors/pair-heads.js';
-import { bf16BitsToF32, f16BitsToF32 } from '../../web/src/tensors/float-formats.js';
-import * as publicApi from '../../web/src/tensors/index.js';
+import { readTensorFile, readTensors } from '../../../web/src/tensors/read-tensors.js';
+import { keyHeadFor, pairHeads } from '../../../web/src/tensors/pair-heads.js';
+import { bf16BitsToF32, f16BitsToF32 } from '../../../web/src/tensors/float-formats.js';
+import * as publicApi from '../../../web/src/tensors/index.js';
 
 const fixture = (name) =>
-  new Uint8Array(readFileSync(new URL(`../fixtures/tensors/${name}`, import.meta.url)));
+  new Uint8Array(readFileSync(new URL(`../../fixtures/tensors/${name}`, import.meta.url)));
 const expected = JSON.parse(
-  readFileSync(new URL('../fixtures/tensors/expected.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../fixtures/tensors/expected.json', import.meta.url), 'utf8'),
 );
 const fromJson = (x) => (x === 'nan' ? NaN : x === 'inf' ? Infinity : x === '-inf' ? -Infinity : x);
 

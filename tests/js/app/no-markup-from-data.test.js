@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const web = fileURLToPath(new URL('../../web/', import.meta.url));
+const web = fileURLToPath(new URL('../../../web/', import.meta.url));
 
 function files(dir, ext) {
   return readdirSync(dir).flatMap((name) => {

@@ -2,7 +2,7 @@
 // where createEngine() must pick the scalar build by itself and still measure correctly.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createEngine } from '../../web/src/engine/engine.js';
+import { createEngine } from '../../../web/src/engine/engine.js';
 
 test('createEngine() picks the build the runtime supports', async () => {
   const engine = await createEngine();

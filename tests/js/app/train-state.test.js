@@ -3,8 +3,8 @@
 // come from the training findings in docs/science.md), the 90 % rule and the text summary.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bothEngines } from './helpers.js';
-import { noticeText } from '../../web/src/state/state.js';
+import { bothEngines } from '../helpers.js';
+import { noticeText } from '../../../web/src/state/state.js';
 import {
   trainerConfig,
   defaultSettings,
@@ -21,7 +21,7 @@ import {
   FINDINGS_PRESETS,
   COPY_SCHEMES,
   coerceCopies,
-} from '../../web/src/state/train-state.js';
+} from '../../../web/src/state/train-state.js';
 
 const PAGE = { dk: 64, seqLen: 32, precision: 'fp32', saturate: false, scale: 'sqrt' };
 

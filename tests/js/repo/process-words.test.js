@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+const repoRoot = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 
 /** Where dated history is allowed, files that are not ours to word, and fuzz inputs (random bytes). */
 const EXEMPT = [/^CHANGELOG\.md$/, /(^|\/)package-lock\.json$/, /^tests\/fuzz\/corpus\//];

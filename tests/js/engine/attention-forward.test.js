@@ -3,7 +3,7 @@
 // 4 × 4 transpose that packs Kᵀ), so awkward shapes are checked here too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bothEngines } from './helpers.js';
+import { bothEngines } from '../helpers.js';
 
 function uniform(n, seed) {
   let s = seed >>> 0;

@@ -2,7 +2,7 @@
 // heap) must complete, not abort with out-of-memory, and leave the engine usable.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createEngine } from '../../web/src/engine/engine.js';
+import { createEngine } from '../../../web/src/engine/engine.js';
 
 test('T = 2048, d_k = 4096 completes and the engine stays usable', { timeout: 180000 }, async () => {
   const engine = await createEngine();

@@ -2,9 +2,9 @@
 // name only the fields that differ from the defaults, and what they name restores the state.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bothEngines } from './helpers.js';
-import { embedSnippets, changedAttributes } from '../../web/src/embed/embed-snippets.js';
-import { parseQuery, schemaDefaults, serializeChanged, PAGE_LIMITS } from '../../web/src/state/state.js';
+import { bothEngines } from '../helpers.js';
+import { embedSnippets, changedAttributes } from '../../../web/src/embed/embed-snippets.js';
+import { parseQuery, schemaDefaults, serializeChanged, PAGE_LIMITS } from '../../../web/src/state/state.js';
 
 const BASE = 'https://example.org/attnscale/';
 const { simd } = await bothEngines();
