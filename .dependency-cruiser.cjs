@@ -20,7 +20,7 @@ module.exports = {
       severity: 'error',
       comment:
         'Every import names a file or an installed package. The virtual: modules are made by the Vite plugins of the build ' +
-        '(vite.config.js, build-scripts/vite-offline.js) and exist only there; the benchmark pages import the engine by its ' +
+        '(vite.config.js, build-scripts/lib/vite-offline.js) and exist only there; the benchmark pages import the engine by its ' +
         "URL on the benchmark's server (/web/src/…); the wasm glue (web/generated/) is written by the build, which may not " +
         'have run yet (npm test lints first).',
       from: {},

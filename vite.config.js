@@ -3,15 +3,15 @@
 // Entries: index.html (the page), embed.html (panels only, for iframes) and attn-scale-demo.js
 // (the web component, kept at dist/attn-scale-demo.js so that its snippet URL is stable).
 // Once dist/ is written, the same command builds the offline single file (`--mode offline`, see
-// build-scripts/vite-offline.js) into build/offline/ and copies it to dist/attnscale-offline.html.
+// build-scripts/lib/vite-offline.js) into build/offline/ and copies it to dist/attnscale-offline.html.
 import { defineConfig } from 'vite';
 import { viteSingleFile } from 'vite-plugin-singlefile';
 import {
   offlineEnginePlugins,
   offlinePagePlugins,
   offlineAfterFolderBuild,
-} from './build-scripts/vite-offline.js';
-import { componentChunks } from './build-scripts/component-chunks.js';
+} from './build-scripts/lib/vite-offline.js';
+import { componentChunks } from './build-scripts/lib/component-chunks.js';
 import { fileURLToPath } from 'node:url';
 import katex from 'katex';
 import { readFileSync } from 'node:fs';

@@ -6,8 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NODE_PATH=/usr/share/nodejs  # Debian's emscripten needs acorn from here (TOOLCHAIN.md)
-bash build-scripts/build-native.sh
-bash build-scripts/build-wasm.sh
+bash build-scripts/lib/build-native.sh
+bash build-scripts/lib/build-wasm.sh
 mkdir -p build/bench
 # The peak micro-benchmark: a standalone wasm with no imports (see peak.cpp), built like the engine
 # (-O3 -msimd128), loaded by the same harness in Node and in chromium.

@@ -3,12 +3,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash build-scripts/setup.sh
-bash build-scripts/build-native.sh
-bash build-scripts/build-wasm.sh
+bash build-scripts/lib/build-native.sh
+bash build-scripts/lib/build-wasm.sh
 node tests/bench/bench.mjs "$@"
 # The d_k sweep: this engine vs the reference one (build-baseline.sh), shared scalings, run/forward,
 # peak memory, cancellation granularity.
-bash build-scripts/build-baseline.sh
+bash build-scripts/lib/build-baseline.sh
 node tests/bench/sweep-speed.mjs
 # Training steps/s: native, Node and chromium wasm, and the built page if dist/ exists.
 node tests/bench/train-speed.mjs

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash build-scripts/setup.sh
-bash build-scripts/build-wasm.sh
+bash build-scripts/lib/build-wasm.sh
 if [ -f vite.config.js ] && [ -f web/index.html ]; then
   # One command, two builds: the folder build, then (vite.config.js) the offline single file.
   npx vite build --logLevel warn

@@ -17,8 +17,8 @@ check "ESLint (eslint.config.js)" npx --no-install eslint --max-warnings 0 .
 check "Prettier (.prettierrc.json)" npx --no-install prettier --check --log-level warn '**/*.{js,mjs,cjs}'
 check "import rules (.dependency-cruiser.cjs)" npx --no-install depcruise web/src build-scripts vite.config.js tests \
   --config .dependency-cruiser.cjs --output-type err
-if [ -f build-scripts/check-cpp-format.sh ]; then
-  check "clang-format (.clang-format)" bash build-scripts/check-cpp-format.sh
+if [ -f build-scripts/lib/check-cpp-format.sh ]; then
+  check "clang-format (.clang-format)" bash build-scripts/lib/check-cpp-format.sh
 fi
 
 if [ ${#failed[@]} -gt 0 ]; then

@@ -19,7 +19,7 @@ declare -A probe=(
   [chromium]=/usr/bin/chromium
   [clang]=/usr/bin/clang
   [libclang-rt-14-dev]=/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
-  # The C++ format check (build-scripts/check-cpp-format.sh) runs Debian's clang-format 14.
+  # The C++ format check (build-scripts/lib/check-cpp-format.sh) runs Debian's clang-format 14.
   [clang-format]=/usr/bin/clang-format
   # The other two browser engines of the test suite: Firefox over WebDriver BiDi,
   # WebKitGTK (Safari's engine) through WebKitWebDriver + MiniBrowser under a virtual X server.

@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 bash build-scripts/setup.sh
 # Lint first (ESLint, Prettier, the import rules, clang-format): a slip fails in seconds, not after the build.
 bash build-scripts/lint.sh
-bash build-scripts/build-native.sh
+bash build-scripts/lib/build-native.sh
 echo "[test] GoogleTest (native) via ctest"
 ctest --test-dir build/native --output-on-failure -j"$(nproc)"
 bash build-scripts/build.sh

@@ -1,7 +1,7 @@
 // Plain double-precision reference of the trainer's model (forward + hand-written backward),
 // written independently of the optimized path: no projected vocabulary tables, no transposed
 // copies, no SIMD, std::exp / std::log / std::tanh. Used by the gradient checks
-// (tests/cpp/test_train_grad.cpp).
+// (tests/cpp/train/test_train_grad.cpp).
 #include <algorithm>
 #include <cmath>
 

@@ -1,6 +1,6 @@
 // Sweep benchmark, wasm SIMD in Node, in one run with interleaved rounds:
 //   - one 13-point d_k sweep (1 … 4096) of one scaling: today's engine vs the pre-issue-12 engine
-//     (build/baseline/, built by build-scripts/build-baseline.sh from commit ac0f359), T = 256, 1024;
+//     (build/baseline/, built by build-scripts/lib/build-baseline.sh from commit ac0f359), T = 256, 1024;
 //   - sweepScales with three scalings vs sweep with one (same round);
 //   - the sweep's time per phase (engine.lastSweepPhaseMs) and the native profile (bench_sweep);
 //   - a full run vs the forward (engine.attention) at T = 256, d_k = 128, old and new;
@@ -69,7 +69,9 @@ async function loadBaseline() {
 const engine = await createEngine({ simd: true });
 const old = await loadBaseline();
 if (!old)
-  process.stderr.write('no build/baseline/: run build-scripts/build-baseline.sh for the old-vs-new rows\n');
+  process.stderr.write(
+    'no build/baseline/: run build-scripts/lib/build-baseline.sh for the old-vs-new rows\n',
+  );
 
 {
   // V8 runs new wasm in a baseline tier first: warm both for > 1 s.

@@ -17,13 +17,26 @@ const DOCK_WIDTH = 900; // web/src/styles/page.css: the dock replaces the settin
 
 // --- functions that run in the page (self-contained: they are sent as source) ---
 
-/** Scrolls chart `name` to the top of the view; where the dock's slider is, and whether it is the element under its own centre. */
-const sliderBeside = (name) => {
+/**
+ * Scrolls chart `name` to the top of the view; where the dock's slider is once it stays put for two
+ * frames, and whether it is the element under its own centre.
+ */
+const sliderBeside = async (name) => {
   // Instant: the page scrolls smoothly unless the reader asks for reduced motion.
   document.querySelector(`[data-panel="${name}"]`).scrollIntoView({ block: 'start', behavior: 'instant' });
-  const panel = document.querySelector(`[data-panel="${name}"]`).getBoundingClientRect();
   const el = document.querySelector('[data-dock] input[name="dk"]');
-  const r = el.getBoundingClientRect();
+  const frames = () =>
+    new Promise((resolve) => {
+      requestAnimationFrame(() => requestAnimationFrame(resolve));
+    });
+  let r = el.getBoundingClientRect();
+  for (;;) {
+    await frames();
+    const now = el.getBoundingClientRect();
+    if (now.x === r.x && now.y === r.y && now.width === r.width) break;
+    r = now;
+  }
+  const panel = document.querySelector(`[data-panel="${name}"]`).getBoundingClientRect();
   const cx = r.x + r.width / 2;
   const cy = r.y + r.height / 2;
   return {

@@ -30,12 +30,32 @@ async function touchDrag(page, from, to, steps = 6) {
   await cdp.detach();
 }
 
-/** Where on the slider (page coordinates) the thumb sits at stop `i` of its stops. */
-async function stopPoint(slider, i) {
-  const { box, n } = await slider.evaluate((el) => {
-    const r = el.getBoundingClientRect();
-    return { box: { x: r.x, y: r.y, w: r.width, h: r.height }, n: Number(el.max) };
+/**
+ * The slider's box once it stays put for two frames (a panel that finishes drawing can still move
+ * a sticky dock), and its number of stops. A finger aimed at a box read before a layout change
+ * lands beside the thumb.
+ */
+const steadyBox = (slider) =>
+  slider.evaluate(async (el) => {
+    const frame = () =>
+      new Promise((r) => {
+        requestAnimationFrame(() => requestAnimationFrame(r));
+      });
+    const read = () => {
+      const r = el.getBoundingClientRect();
+      return { x: r.x, y: r.y, w: r.width, h: r.height };
+    };
+    let last = read();
+    for (;;) {
+      await frame();
+      const now = read();
+      if (JSON.stringify(now) === JSON.stringify(last)) return { box: now, n: Number(el.max) };
+      last = now;
+    }
   });
+
+/** Where on the slider (page coordinates) the thumb sits at stop `i` of its `n` stops. */
+function stopPoint({ box, n }, i) {
   const thumb = 16; // the thumb's width: its centre runs from thumb/2 to w − thumb/2
   return { x: box.x + thumb / 2 + ((box.w - thumb) * i) / n, y: box.y + box.h / 2 };
 }
@@ -48,9 +68,10 @@ async function moveWithFinger(page, slider, { root = '#app', within = null, tap 
   const from = Number(await slider.inputValue());
   const span = tap ? 1 : 3;
   const to = from + span <= Number(await slider.getAttribute('max')) ? from + span : from - span;
-  const target = await stopPoint(slider, to);
+  const steady = await steadyBox(slider);
+  const target = stopPoint(steady, to);
   if (tap) await page.touchscreen.tap(target.x, target.y);
-  else await touchDrag(page, await stopPoint(slider, from), target);
+  else await touchDrag(page, stopPoint(steady, from), target);
   assert.equal(Number(await slider.inputValue()), to, `the finger moved the thumb from ${from} to ${to}`);
   const dk = Number(
     await slider.evaluate((el) => el.closest('[data-dock]').querySelector('output').textContent),

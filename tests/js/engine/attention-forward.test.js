@@ -40,7 +40,7 @@ function reference(q, k, v, T, dk, scale, causal) {
 }
 
 // Tolerance 1e-5 with |O| ≤ 1 (inputs uniform in [−1, 1], s = 1/√d_k): the float errors are
-// below 1e-6 (tests/cpp/test_forward_fast.cpp); a wrong index, mask or packing gives ~0.1.
+// below 1e-6 (tests/cpp/engine/test_forward_fast.cpp); a wrong index, mask or packing gives ~0.1.
 test('attention matches a float64 reference on awkward shapes, SIMD and scalar builds', async () => {
   const { simd, scalar } = await bothEngines();
   const shapes = [

@@ -2,7 +2,7 @@
 // Worker has failed, is one instance (main-thread-worker.js), whose messages reach the client
 // through the first wrapper that switched to it ("receiver"); the others only send to it, so that
 // no message is routed twice. `reason`: why the Worker failed (the offline file's stand-in, which
-// cannot run the engine here, reports it; see build-scripts/vite-offline.js).
+// cannot run the engine here, reports it; see build-scripts/lib/vite-offline.js).
 import { createMainThreadWorker } from './main-thread-worker.js';
 
 let mainThread = null;

@@ -1,5 +1,5 @@
 // The offline file's SIMD wasm, inflated on the page's thread (once) for its Workers. It is
-// stored gzip-compressed and base64-encoded (build-scripts/vite-offline.js) and inflated with the
+// stored gzip-compressed and base64-encoded (build-scripts/lib/vite-offline.js) and inflated with the
 // browser's DecompressionStream. Not in the Worker: WebKit cannot read any Blob inside a Worker
 // started from a blob: URL on a file:// page (NotReadableError), and the inlined Worker is one.
 import { wasmGzipBase64 } from 'virtual:attnscale-offline-wasm';

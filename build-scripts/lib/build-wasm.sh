@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the two wasm variants (SIMD and scalar fallback) and copies them to web/generated/.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 export NODE_PATH=/usr/share/nodejs  # Debian's emscripten links with the acorn found here
 mkdir -p web/generated
 for variant in simd scalar; do

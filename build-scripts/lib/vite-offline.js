@@ -16,10 +16,10 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
-const ENGINE = here('../web/src/engine/engine.js');
-const OFFLINE_ENGINE = here('../web/src/offline/engine.js');
-const WORKER_CLIENT = here('../web/src/compute/worker-client.js');
-const MAIN_THREAD_WORKER = here('../web/src/compute/main-thread-worker.js');
+const ENGINE = here('../../web/src/engine/engine.js');
+const OFFLINE_ENGINE = here('../../web/src/offline/engine.js');
+const WORKER_CLIENT = here('../../web/src/compute/worker-client.js');
+const MAIN_THREAD_WORKER = here('../../web/src/compute/main-thread-worker.js');
 const NO_MAIN_THREAD = '\0attnscale-offline-no-main-thread';
 
 let wasmB64 = null;
@@ -28,7 +28,7 @@ function simdWasmGzipBase64() {
   wasmB64 ??= gzipSync(readFileSync(`${GENERATED}attnscale-simd.wasm`), { level: 9 }).toString('base64');
   return wasmB64;
 }
-const GENERATED = here('../web/generated/');
+const GENERATED = here('../../web/generated/');
 const WASM_MODULE = 'virtual:attnscale-offline-wasm';
 
 /**
@@ -105,7 +105,7 @@ export function offlinePagePlugins() {
           const from = 'src="./src/app/main.js"';
           if (!html.includes(from)) throw new Error(`offline build: ${from} not found in index.html`);
           // The favicon too (a file next to the page would not travel with it).
-          const icon = `data:image/svg+xml,${encodeURIComponent(readFileSync(here('../web/src/favicon.svg'), 'utf8').trim())}`;
+          const icon = `data:image/svg+xml,${encodeURIComponent(readFileSync(here('../../web/src/favicon.svg'), 'utf8').trim())}`;
           return html
             .replace(from, 'src="./src/offline/main.js"')
             .replace('href="./src/favicon.svg"', `href="${icon}"`);
@@ -174,7 +174,7 @@ export function offlineAfterFolderBuild({ configFile, outFile }) {
     async closeBundle() {
       const { build } = await import('vite');
       await build({ configFile, mode: 'offline', logLevel: 'warn' });
-      copyFileSync(here('../build/offline/index.html'), outFile);
+      copyFileSync(here('../../build/offline/index.html'), outFile);
     },
   };
 }

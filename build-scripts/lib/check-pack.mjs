@@ -4,7 +4,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const required = [
   'web/generated/attnscale-simd.mjs',
   'web/generated/attnscale-simd.wasm',

@@ -3,7 +3,7 @@
 # (the fuzz corpus aside: its files are inputs, not code). Prints each file that is not clean and
 # exits non-zero if there is one; `clang-format -i FILE` rewrites a file in place.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 clang_format=/usr/bin/clang-format
 if [ ! -x "$clang_format" ]; then

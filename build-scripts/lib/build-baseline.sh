@@ -3,7 +3,7 @@
 # build/baseline/, for the old-vs-new rows of tests/bench/sweep-speed.mjs. Built once from
 # `git archive` of that commit (no worktree).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 export NODE_PATH=/usr/share/nodejs  # Debian's emscripten needs acorn from here (TOOLCHAIN.md)
 out=build/baseline
 [ -f "$out/attnscale-simd.wasm" ] && exit 0

@@ -14,6 +14,10 @@ export default async function* flakeReporter(source) {
       .map((l) => l.trim())
       .filter(Boolean);
     const message = lines[0].endsWith(':') && lines[1] ? `${lines[0]} ${lines[1]}` : lines[0];
-    yield `${JSON.stringify({ file: event.data.file ?? '', name: event.data.name, error: message })}\n`;
+    // The suites' test() wrapper is where node:test says a test was declared: the test file is the
+    // first *.test.js frame of the error's stack, when it has one.
+    const fromStack = /(?:file:\/\/)?(\/[^\s:()]+\.test\.js)/.exec(String(cause?.stack ?? ''))?.[1];
+    const file = fromStack ?? event.data.file ?? '';
+    yield `${JSON.stringify({ file, name: event.data.name, error: message })}\n`;
   }
 }
