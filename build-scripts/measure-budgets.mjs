@@ -72,6 +72,13 @@ const report = (name, value) => {
   out[name] = value;
   console.error(`${name}: ${JSON.stringify(value)}`);
 };
+/** Navigation start → the page's first chart drawn with engine data (its performance mark), in ms. */
+async function firstChartAt(page, timeout) {
+  await page.waitForFunction(() => performance.getEntriesByName('attnscale:first-chart').length > 0, null, {
+    timeout,
+  });
+  return page.evaluate(() => performance.getEntriesByName('attnscale:first-chart')[0].startTime);
+}
 const waitComplete = (page) => page.waitForFunction(ALL_COMPLETE, null, { timeout: 180000, polling: 250 });
 
 try {
@@ -86,14 +93,7 @@ try {
         const page = await browser.newPage({ width: 1280, height: 900 });
         const logStart = server.log.length;
         await page.goto(`${server.url}?${extraQuery}`);
-        await page.waitForFunction(
-          () => performance.getEntriesByName('attnscale:first-chart').length > 0,
-          null,
-          { timeout: 60000 },
-        );
-        firsts.push(
-          await page.evaluate(() => performance.getEntriesByName('attnscale:first-chart')[0].startTime),
-        );
+        firsts.push(await firstChartAt(page, 60000));
         phases.push(
           await page.evaluate(() =>
             Object.fromEntries(
@@ -366,14 +366,7 @@ try {
       try {
         const page = await throttled(browser);
         await page.goto(`${server.url}?${extraQuery}`);
-        await page.waitForFunction(
-          () => performance.getEntriesByName('attnscale:first-chart').length > 0,
-          null,
-          { timeout: 120000 },
-        );
-        firsts.push(
-          await page.evaluate(() => performance.getEntriesByName('attnscale:first-chart')[0].startTime),
-        );
+        firsts.push(await firstChartAt(page, 120000));
       } finally {
         await browser.close();
       }
