@@ -5,12 +5,10 @@ import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
 import { startServer, repoRoot } from '../support/serve-dist.js';
-import { watchErrors, waitForApp, stat, test } from '../support/browser.js';
+import { watchErrors, waitForApp, stat, axeAudit, test } from '../support/browser.js';
 import { useSite, OUT } from '../support/site.js';
 
-const require = createRequire(import.meta.url);
 const PANELS = ['spread', 'sigma', 'entropy', 'gradients', 'heatmap', 'precision'];
 const FIELDS = [
   'dk',
@@ -352,25 +350,12 @@ describe('the page', () => {
   });
 
   test('axe-core finds no serious or critical violation (light desktop, dark phone)', async () => {
-    const axe = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
     for (const opts of [
       { width: 1280, height: 900 },
       { width: 360, height: 760, colorScheme: 'dark' },
     ]) {
       const { page } = await open('', { ...opts, sweeps: true });
-      await page.addScriptTag({ content: axe });
-      const violations = await page.evaluate(async () => {
-        const r = await window.axe.run(document, { resultTypes: ['violations'] });
-        return r.violations
-          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map(
-            (v) =>
-              `${v.id} (${v.impact}): ${v.nodes
-                .slice(0, 3)
-                .map((n) => n.target.join(' '))
-                .join(' | ')}`,
-          );
-      });
+      const violations = await axeAudit(page);
       assert.deepEqual(violations, [], JSON.stringify(opts));
       await page.close();
     }
