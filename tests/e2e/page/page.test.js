@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startServer, repoRoot } from '../support/serve-dist.js';
-import { watchErrors, waitForApp, stat, axeAudit, test } from '../support/browser.js';
+import { watchErrors, waitForApp, stat, axeAudit, canvasColours, test } from '../support/browser.js';
 import { useSite, OUT } from '../support/site.js';
 
 const PANELS = ['spread', 'sigma', 'entropy', 'gradients', 'heatmap', 'precision'];
@@ -46,15 +46,7 @@ describe('the page', () => {
       const panel = page.locator(`[data-panel="${name}"]`);
       assert.equal(await panel.getAttribute('data-drawn'), 'true', `${name} drew`);
       // Real pixels: the first canvas of the panel has many distinct colours.
-      const colours = await panel
-        .locator('canvas')
-        .first()
-        .evaluate((c) => {
-          const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-          const seen = new Set();
-          for (let i = 0; i < d.length; i += 4 * 7) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
-          return seen.size;
-        });
+      const colours = await canvasColours(panel);
       assert.ok(colours > 8, `${name} canvas has ${colours} colours`);
     }
     // Every readout holds a value as text (the training panel's fill in once it runs: training.test.js).

@@ -67,17 +67,7 @@ export const waitForDemoSweeps = (page) =>
     { timeout: 120000, polling: 200 },
   );
 
-/** Distinct colours in the first canvas under `locator` (real pixels, not a blank canvas). */
-export const canvasColours = (locator) =>
-  locator
-    .locator('canvas')
-    .first()
-    .evaluate((c) => {
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-      const seen = new Set();
-      for (let i = 0; i < d.length; i += 4 * 7) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
-      return seen.size;
-    });
+export { canvasColours } from './browser.js';
 
 export const demoStat = async (page, id, name) =>
   parseFloat(await page.locator(`#${id} [data-stat="${name}"]`).first().textContent());
