@@ -23,6 +23,16 @@ const BUDGET_COMPONENT_GZIP = 150 * 1024;
 const BUDGET_SINGLE_FILE = 600 * 1024;
 const sites = useEmbedSites();
 
+/** Presses the training panel's Step button and waits until the panel has drawn the steps. */
+async function stepTraining(page, button) {
+  await button.click();
+  await page.waitForFunction(
+    () => document.querySelector('[data-panel="training"]').dataset.drawn === 'true',
+    null,
+    { timeout: 60000 },
+  );
+}
+
 describe('embeds', () => {
   test('strict CSP: the page, the embed page and the web component, no violation', async () => {
     // No data: favicon here (img-src falls back to 'self'): the browser asks for /favicon.ico.
@@ -78,12 +88,7 @@ describe('embeds', () => {
       }
       const train = page.locator('[data-panel="training"] [data-action="step"]');
       if (await train.count()) {
-        await train.click();
-        await page.waitForFunction(
-          () => document.querySelector('[data-panel="training"]').dataset.drawn === 'true',
-          null,
-          { timeout: 60000 },
-        );
+        await stepTraining(page, train);
       }
       if (path.startsWith('index')) {
         // The Embed dialog (a lazily loaded chunk and its stylesheet) works under the policy too.
@@ -153,12 +158,7 @@ describe('embeds', () => {
       // The training panel trains in the inlined Worker too.
       const train = page.locator('[data-panel="training"] [data-action="step"]');
       if (await train.count()) {
-        await train.click();
-        await page.waitForFunction(
-          () => document.querySelector('[data-panel="training"]').dataset.drawn === 'true',
-          null,
-          { timeout: 60000 },
-        );
+        await stepTraining(page, train);
         await page
           .locator('[data-panel="training"]')
           .screenshot({ path: join(OUT, 'offline-file-training.png') });
