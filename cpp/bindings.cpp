@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "engine/analyze.hpp"
 #include "engine/attention_engine.hpp"
 #include "js_values.hpp"
 #include "kernels/attention_forward.hpp"
@@ -145,6 +146,61 @@ class JsEngine {
     return out;
   }
 
+  // The measurements of `run` on a model's own heads: q of heads·seqLen·dk values, k (and v,
+  // optional) of kvHeads·seqLen·dk, head-major → { heads: [one object per query head] }.
+  val analyze(val q, val k, val v, val opts) {
+    Config c;
+    AnalyzeLayout layout;
+    ConfigError err;
+    if (!read_analyze_options(opts, c, layout, err)) return error_value(err);
+    const std::size_t perHead = static_cast<std::size_t>(c.seqLen) * c.dk;
+    const std::size_t nq = perHead * layout.heads, nk = perHead * layout.kvHeads;
+    const bool withV = !v.isNull() && !v.isUndefined();
+    const std::size_t total = nq + nk * (withV ? 2 : 1);
+    if (total > kAnalyzeMaxValues)
+      return error_value("RangeError", "q, k and v hold " + std::to_string(total) +
+                                           " values; analyze takes at most " +
+                                           std::to_string(kAnalyzeMaxValues) +
+                                           " per call: pass fewer heads at a time");
+    struct Input {
+      const val* array;
+      const char* name;
+      const char* shape;
+      std::size_t n;
+      std::vector<float>* buffer;
+    };
+    const Input inputs[] = {{&q, "q", "heads", nq, &q_},
+                            {&k, "k", "kvHeads", nk, &k_},
+                            {&v, "v", "kvHeads", withV ? nk : 0, &v_}};
+    for (const Input& in : inputs) {
+      if (in.array == &v && !withV) continue;
+      const std::string expected = std::string(in.name) + " must be a Float32Array of " + in.shape +
+                                   "·seqLen·dk = " + std::to_string(in.n) + " values";
+      if (!in.array->instanceof (val::global("Float32Array")))
+        return error_value("TypeError", expected + ", got " + in.array->typeOf().as<std::string>());
+      const std::size_t len = (*in.array)["length"].as<std::size_t>();
+      if (len != in.n)
+        return error_value("RangeError", expected + ", got length " + std::to_string(len));
+      in.buffer->resize(in.n);
+      val(emscripten::typed_memory_view(in.n, in.buffer->data())).call<void>("set", *in.array);
+    }
+    const LayerInputs layer{c.seqLen,
+                            c.dk,
+                            layout.heads,
+                            layout.kvHeads,
+                            q_.data(),
+                            k_.data(),
+                            withV ? v_.data() : nullptr};
+    const std::vector<HeadReport> reports = analyze_.analyze(c, layer, layout.detail);
+    val heads = val::array();
+    for (const HeadReport& r : reports)
+      heads.call<void>("push", head_value(r, withV, layout.detail));
+    val out = val::object();
+    out.set("heads", heads);
+    out.set("config", config_to_json(c));
+    return out;
+  }
+
   val round(std::string precision, val input, bool saturate) {
     Format f;
     f.saturate = saturate;
@@ -200,7 +256,12 @@ class JsEngine {
   }
 
  private:
+  // q, k and v of one analyze call at most (64 MiB of copies; with a head's workspace at T = 2048,
+  // d_k = 4096, ~210 MiB of wasm memory).
+  static constexpr std::size_t kAnalyzeMaxValues = std::size_t{16} << 20;
+
   AttentionEngine engine_;
+  AnalyzeEngine analyze_;
   AttentionForward forward_;
   std::vector<float> q_, k_, v_, o_;
   std::map<int, std::unique_ptr<SweepJob>> sweeps_;
@@ -313,5 +374,6 @@ EMSCRIPTEN_BINDINGS(attnscale) {
       .function("seqLenPoint", &JsEngine::seqLenPoint)
       .function("lastSweepPhaseMs", &JsEngine::lastSweepPhaseMs)
       .function("round", &JsEngine::round)
-      .function("attention", &JsEngine::attention);
+      .function("attention", &JsEngine::attention)
+      .function("analyze", &JsEngine::analyze);
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "engine/analyze.hpp"
 #include "engine/run_result.hpp"
 #include "train/train.hpp"
 #include "train/train_config_parse.hpp"
@@ -173,34 +174,98 @@ inline bool read_scales(const FieldMap& fields, const val& scales, std::vector<C
   return true;
 }
 
-// The options of attention(): the config fields it takes, seqLen and dk required.
-inline bool read_attention_config(const val& opts, Config& c, ConfigError& err) {
-  FieldMap fields;
-  if (!read_fields(opts, fields, err)) return false;
-  static const char* const allowed[] = {"seqLen",      "dk",        "scale",    "subtractMax",
-                                        "causal",      "precision", "saturate", "qkNorm",
-                                        "lengthScale", "softcap"};
-  for (const auto& [name, value] : fields) {
-    bool ok = false;
-    for (const char* a : allowed) ok = ok || name == a;
-    if (!ok) {
-      err = {"TypeError",
-             "unknown attention option '" + name.substr(0, 40) +
-                 "'; valid options: seqLen, dk, scale, subtractMax, causal, precision, "
-                 "saturate, qkNorm, lengthScale, softcap"};
-      return false;
-    }
+// Options that are config fields among `allowed` (a comma-separated list), seqLen and dk
+// required; `call` names the function in errors.
+inline bool read_option_fields(const FieldMap& fields, const std::string& allowed, const char* call,
+                               Config& c, ConfigError& err) {
+  for (const auto& f : fields) {
+    if (("," + allowed + ",").find("," + f.first + ",") != std::string::npos) continue;
+    std::string list = allowed;
+    for (std::size_t i = 0; (i = list.find(',', i)) != std::string::npos; i += 2)
+      list.replace(i, 1, ", ");
+    err = {"TypeError", std::string("unknown ") + call + " option '" + f.first.substr(0, 40) +
+                            "'; valid options: " + list};
+    return false;
   }
   for (const char* required : {"seqLen", "dk"}) {
     bool given = false;
     for (const auto& f : fields) given = given || f.first == required;
     if (!given) {
-      err = {"TypeError", std::string("attention options need ") + required};
+      err = {"TypeError", std::string(call) + " options need " + required};
       return false;
     }
   }
   err = parse_config(fields, c);
   return err.ok();
+}
+
+// The options of attention(): the config fields it takes, seqLen and dk required.
+inline bool read_attention_config(const val& opts, Config& c, ConfigError& err) {
+  FieldMap fields;
+  if (!read_fields(opts, fields, err)) return false;
+  return read_option_fields(
+      fields, "seqLen,dk,scale,subtractMax,causal,precision,saturate,qkNorm,lengthScale,softcap",
+      "attention", c, err);
+}
+
+// The options of analyze(): the logit fields, plus heads (default 1) and kvHeads (default heads,
+// a divisor of heads) and detail (per-row arrays and weights).
+inline std::string describe_non_number(const FieldValue& v) {
+  switch (v.kind) {
+    case FieldValue::Kind::boolean:
+      return "a boolean";
+    case FieldValue::Kind::string:
+      return "a string";
+    default:
+      return v.text;
+  }
+}
+
+struct AnalyzeLayout {
+  int heads = 1, kvHeads = 1;
+  bool detail = false;
+};
+
+inline bool read_analyze_options(const val& opts, Config& c, AnalyzeLayout& layout,
+                                 ConfigError& err) {
+  FieldMap fields, logit;
+  if (!read_fields(opts, fields, err)) return false;
+  bool kvGiven = false;
+  for (const auto& [name, value] : fields) {
+    if (name == "heads" || name == "kvHeads") {
+      const std::string expected = name + " must be an integer in [1, 256]";
+      if (value.kind != FieldValue::Kind::number) {
+        err = {"TypeError", expected + ", got " + describe_non_number(value)};
+        return false;
+      }
+      const double x = value.number;
+      if (!(x >= 1 && x <= 256) || static_cast<double>(static_cast<int>(x)) != x) {
+        err = {"RangeError", expected + ", got " + format_number(x)};
+        return false;
+      }
+      (name == "heads" ? layout.heads : layout.kvHeads) = static_cast<int>(x);
+      kvGiven = kvGiven || name == "kvHeads";
+    } else if (name == "detail") {
+      if (value.kind != FieldValue::Kind::boolean) {
+        err = {"TypeError", "detail must be a boolean (true or false)"};
+        return false;
+      }
+      layout.detail = value.boolean;
+    } else {
+      logit.emplace_back(name, value);
+    }
+  }
+  if (!kvGiven) layout.kvHeads = layout.heads;
+  if (layout.heads % layout.kvHeads != 0) {
+    err = {"RangeError", "heads (" + std::to_string(layout.heads) +
+                             ") must be a multiple of kvHeads (" + std::to_string(layout.kvHeads) +
+                             "): each key head serves heads / kvHeads query heads"};
+    return false;
+  }
+  return read_option_fields(logit,
+                            "seqLen,dk,heads,kvHeads,detail,scale,subtractMax,softmax,blockSize,"
+                            "causal,precision,saturate,qkNorm,lengthScale,softcap",
+                            "analyze", c, err);
 }
 
 inline val histogram_value(const Histogram& h) {
@@ -221,6 +286,39 @@ inline void set_stats(val& out, const RunStats& s) {
   out.set("firstNonFiniteStage", s.firstNonFiniteStage == Stage::none
                                      ? val::null()
                                      : val(std::string(stage_name(s.firstNonFiniteStage))));
+}
+
+// One head of analyze(): run's fields except those of the sampling (the theory of σ, which
+// assumes Gaussians) and of the backward (there is no upstream gradient); the output's check and
+// the online softmax's difference only when V was given.
+inline val head_value(const HeadReport& r, bool withV, bool detail) {
+  val out = val::object();
+  out.set("head", r.head);
+  out.set("kvHead", r.kvHead);
+  out.set("qMean", r.q.mean);
+  out.set("qStd", r.q.std);
+  out.set("kMean", r.k.mean);
+  out.set("kStd", r.k.std);
+  out.set("nonFiniteInputs", static_cast<double>(r.q.nonFinite + r.k.nonFinite));
+  out.set("iidRawLogitStd", r.iidRawLogitStd);
+  set_stats(out, r.result.stats);
+  for (const char* name : {"rawLogitStdTheory", "gradNormQ", "gradNormK"}) out.delete_(name);
+  if (!withV) {
+    out.delete_("onlineMaxAbsDiff");
+    out["nonFinite"].set("output", val::null());
+  }
+  out.set("histogram", histogram_value(r.result.histogram));
+  out.set("rawHistogram", histogram_value(r.result.rawHistogram));
+  if (detail) {
+    const RunResult& x = r.result;
+    out.set("rowEntropy", copy_to_js("Float32Array", x.rowEntropy.data(), x.rowEntropy.size()));
+    out.set("rowMaxWeight",
+            copy_to_js("Float32Array", x.rowMaxWeight.data(), x.rowMaxWeight.size()));
+    out.set("rowJacobianNorm",
+            copy_to_js("Float32Array", x.rowJacobianNorm.data(), x.rowJacobianNorm.size()));
+    out.set("attention", copy_to_js("Float32Array", x.attention.data(), x.attention.size()));
+  }
+  return out;
 }
 
 // A training config without its `copies` (an array, read by read_copies), for read_fields.

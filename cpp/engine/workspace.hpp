@@ -67,6 +67,11 @@ struct Workspace {
   // QK-norm: q̂, k̂ (seqLen × d_k, rounded), their rows' 1/√(… + ε), q̂k̂ᵀ (T × T, fp32),
   // and one row of logit slopes for the backward of the length scale and soft-cap.
   std::vector<float> qn, kn, qInv, kInv, normLogits, slope;
+  // A model's own Q, K (and V) instead of samples (engine/analyze.hpp): seqLen × cols each,
+  // row-major, owned by the caller; v may be null. No V, no G: no output check, no backward.
+  const float* givenQ = nullptr;
+  const float* givenK = nullptr;
+  const float* givenV = nullptr;
 
   // Bytes held by the buffers.
   std::size_t bytes() const;

@@ -155,7 +155,8 @@ void PointJob::weight_summary(int s) {
   // reported).
   const bool provablyFinite =
       st.nonFinite.weights == 0 && ws_->maxAbsV * state_.maxRowSum < 0.5 * st.largestFinite;
-  state_.needOutput = c.softmax == SoftmaxMode::online || !provablyFinite;
+  const bool haveV = !ws_->givenQ || ws_->givenV;
+  state_.needOutput = haveV && (c.softmax == SoftmaxMode::online || !provablyFinite);
 }
 
 // V whole (seqLen × d_k), sampled once per point for every scaling that needs the output.
@@ -163,7 +164,14 @@ void PointJob::prepare_output_rows(int r0, int r1) {
   Workspace& ws = *ws_;
   if (!state_.needOutput || ws.vCols >= dk_) return;
   ws.v.resize(static_cast<std::size_t>(ws.seqLen) * dk_);
-  sample_v_rows(configs_->front(), r0, r1, dk_, ws.v.data());
+  if (ws.givenV) {
+    const std::size_t from = static_cast<std::size_t>(r0) * dk_,
+                      count = static_cast<std::size_t>(r1 - r0) * dk_;
+    std::copy_n(ws.givenV + from, count, ws.v.data() + from);
+    round_inplace(configs_->front().format, ws.v.data() + from, count);
+  } else {
+    sample_v_rows(configs_->front(), r0, r1, dk_, ws.v.data());
+  }
   if (r1 == ws.seqLen) ws.vCols = dk_;
 }
 

@@ -75,6 +75,10 @@ void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, b
     add_rows(Phase::output, 100 * d, [this](int r0, int r1) { prepare_output_rows(r0, r1); });
     add_rows(Phase::output, (online ? 6 : 2) * T * d,
              [this, s](int r0, int r1) { output_rows(s, r0, r1); });
+    if (ws.givenQ) {  // a model's own inputs: no upstream gradient, so no backward
+      add(Phase::backward, [this, s] { end_scale(s); });
+      continue;
+    }
     if (uses_gram(ws.seqLen, dk, norm)) {
       add_rows(Phase::backward, 60 * T, [this, s](int r0, int r1) { ds_rows(s, r0, r1); });
       add_rows(Phase::backward, 30 * T, [this](int r0, int r1) { transpose_ds_rows(r0, r1); });

@@ -76,6 +76,7 @@ class PointJob {
   void add(Phase phase, std::function<void()> step);
   void add_rows(Phase phase, double flopsPerRow, std::function<void(int, int)> step);
   void sample_block(int c0, int c1);
+  void copy_given_block(int c0, int c1);
   void accumulate_rows(int c0, int c1, int r0, int r1);
   void raw_logit_rows(int r0, int r1);
   void raw_summary();

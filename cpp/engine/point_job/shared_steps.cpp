@@ -24,7 +24,32 @@ double max_abs(const float* x, int n) {
   return m;
 }
 
+// max |x| over n values, infinite if any is NaN (a model's own V may hold NaN).
+double max_abs_or_inf(const float* x, int n) {
+  double m = 0;
+  for (int j = 0; j < n; ++j)
+    m = std::isnan(x[j]) ? HUGE_VAL : std::max(m, static_cast<double>(std::fabs(x[j])));
+  return m;
+}
+
 }  // namespace
+
+// Columns [c0, c1) of a model's own Q, K and V (rounded to the format, as sampled inputs are).
+void PointJob::copy_given_block(int c0, int c1) {
+  Workspace& ws = *ws_;
+  const Format fmt = configs_->front().format;
+  const int T = ws.seqLen, n = c1 - c0;
+  for (int t = 0; t < T; ++t) {
+    const long from = static_cast<long>(t) * ws.cols + c0, to = static_cast<long>(t) * kBlockCols;
+    std::copy_n(ws.givenQ + from, n, ws.qBlock.data() + to);
+    std::copy_n(ws.givenK + from, n, ws.kBlock.data() + to);
+    round_inplace(fmt, ws.qBlock.data() + to, n);
+    round_inplace(fmt, ws.kBlock.data() + to, n);
+    std::copy_n(ws.qBlock.data() + to, n, ws.q.data() + from);
+    std::copy_n(ws.kBlock.data() + to, n, ws.k.data() + from);
+    if (ws.givenV) ws.maxAbsV = std::max(ws.maxAbsV, max_abs_or_inf(ws.givenV + from, n));
+  }
+}
 
 void PointJob::sample_block(int c0, int c1) {
   Workspace& ws = *ws_;
@@ -38,24 +63,29 @@ void PointJob::sample_block(int c0, int c1) {
   // Q and K of the block also stay contiguous (row stride kBlockCols) for the products: rows of q
   // and k lie ws.cols floats apart (16 KiB at d_k = 4096), so a row block of them would map to the
   // same few cache sets.
-  ws.hashes.compute(c0, n);
-  sample_qk_columns(c, ws.hashes, ws.qBlock.data(), ws.kBlock.data(), kBlockCols);
-  for (int t = 0; t < T; ++t) {
-    const long from = static_cast<long>(t) * kBlockCols, to = static_cast<long>(t) * ws.cols + c0;
-    std::copy_n(ws.qBlock.data() + from, n, ws.q.data() + to);
-    std::copy_n(ws.kBlock.data() + from, n, ws.k.data() + to);
-  }
-  sample_vg_columns(c, ws.hashes, ws.vBlock.data(), ws.gBlock.data(), kBlockCols);
-  for (int t = 0; t < T; ++t)  // (a max is exact in any order)
-    ws.maxAbsV =
-        std::max(ws.maxAbsV, max_abs(ws.vBlock.data() + static_cast<long>(t) * kBlockCols, n));
   const std::size_t packed =
       static_cast<std::size_t>(panel::panel_count(T)) * n * panel::kPanelWidth;
   ws.kPanels.resize(packed);
-  ws.vPanels.resize(packed);
-  // Kᵀ and Vᵀ restricted to this block: element (k, t) is K[t][c0 + k].
+  if (ws.givenQ) {
+    copy_given_block(c0, c1);
+  } else {
+    ws.hashes.compute(c0, n);
+    sample_qk_columns(c, ws.hashes, ws.qBlock.data(), ws.kBlock.data(), kBlockCols);
+    for (int t = 0; t < T; ++t) {
+      const long from = static_cast<long>(t) * kBlockCols, to = static_cast<long>(t) * ws.cols + c0;
+      std::copy_n(ws.qBlock.data() + from, n, ws.q.data() + to);
+      std::copy_n(ws.kBlock.data() + from, n, ws.k.data() + to);
+    }
+    sample_vg_columns(c, ws.hashes, ws.vBlock.data(), ws.gBlock.data(), kBlockCols);
+    for (int t = 0; t < T; ++t)  // (a max is exact in any order)
+      ws.maxAbsV =
+          std::max(ws.maxAbsV, max_abs(ws.vBlock.data() + static_cast<long>(t) * kBlockCols, n));
+    ws.vPanels.resize(packed);
+    // Vᵀ restricted to this block, for GVᵀ: element (k, t) is V[t][c0 + k].
+    panel::pack_panels(n, T, ws.vBlock.data(), 1, kBlockCols, ws.vPanels.data());
+  }
+  // Kᵀ restricted to this block: element (k, t) is K[t][c0 + k].
   panel::pack_panels(n, T, ws.kBlock.data(), 1, kBlockCols, ws.kPanels.data());
-  panel::pack_panels(n, T, ws.vBlock.data(), 1, kBlockCols, ws.vPanels.data());
   if (ws.gram) {
     ws.qPanels.resize(packed);
     panel::pack_panels(n, T, ws.qBlock.data(), 1, kBlockCols, ws.qPanels.data());
@@ -69,8 +99,9 @@ void PointJob::accumulate_rows(int c0, int c1, int r0, int r1) {
   const long from = row * kBlockCols;
   panel::accumulate_packed(r1 - r0, T, n, ws.qBlock.data() + from, kBlockCols, ws.kPanels.data(),
                            ws.logits.data() + row * T, T);
-  panel::accumulate_packed(r1 - r0, T, n, ws.gBlock.data() + from, kBlockCols, ws.vPanels.data(),
-                           ws.gradWeights.data() + row * T, T);
+  if (!ws.givenQ)  // (a model's own inputs come without an upstream gradient)
+    panel::accumulate_packed(r1 - r0, T, n, ws.gBlock.data() + from, kBlockCols, ws.vPanels.data(),
+                             ws.gradWeights.data() + row * T, T);
   if (ws.gram) {  // lower triangles of KKᵀ and QQᵀ
     panel::accumulate_packed(r1 - r0, r1, n, ws.kBlock.data() + from, kBlockCols, ws.kPanels.data(),
                              ws.gramK.data() + row * T, T, r0);

@@ -182,6 +182,51 @@ export interface AttentionOptions {
   softcap?: number;
 }
 
+/** Options of `analyze`: seqLen and dk are required; the logit fields are `run`'s. */
+export interface AnalyzeOptions extends AttentionOptions {
+  /** Query heads, 1–256 (default 1). */
+  heads?: number;
+  /** Key and value heads, a divisor of `heads` (default `heads`): grouped-query attention. */
+  kvHeads?: number;
+  /** kvHeads·seqLen·dk values: also check O = PV for inf/NaN (and the online softmax against it). */
+  v?: Float32Array | null;
+  softmax?: SoftmaxMode;
+  blockSize?: number;
+  /** Also each head's per-row arrays and its seqLen² weights. */
+  detail?: boolean;
+}
+
+/** What `analyze` measures of one query head: `run`'s fields, less the sampling's and the backward's. */
+export interface HeadReport
+  extends Omit<RunScalars, 'rawLogitStdTheory' | 'gradNormQ' | 'gradNormK' | 'onlineMaxAbsDiff' | 'nonFinite'> {
+  /** The query head, 0-based. */
+  head: number;
+  /** The key head it reads: ⌊head / (heads / kvHeads)⌋. */
+  kvHead: number;
+  /** Mean and population σ of the head's finite query components, as given. */
+  qMean: number;
+  qStd: number;
+  /** The same of its key head. */
+  kMean: number;
+  kStd: number;
+  /** inf/NaN components of its q and k (left out of the four moments above). */
+  nonFiniteInputs: number;
+  /** σ of q·k that independent components with these moments would give: √(d_k((σ_q²+μ_q²)(σ_k²+μ_k²) − μ_q²μ_k²)). */
+  iidRawLogitStd: number;
+  /** `output` is null when no `v` was given (O = PV was not formed). */
+  nonFinite: Omit<NonFiniteCounts, 'output'> & { output: number | null };
+  /** With `v` and softmax 'online': max |O_online − O_naive|. */
+  onlineMaxAbsDiff?: number;
+  histogram: Histogram;
+  rawHistogram: Histogram;
+  /** With `detail`: seqLen values each. */
+  rowEntropy?: Float32Array;
+  rowMaxWeight?: Float32Array;
+  rowJacobianNorm?: Float32Array;
+  /** With `detail`: seqLen² weights, row-major. */
+  attention?: Float32Array;
+}
+
 /** One row of `engine.schema`. */
 export interface SchemaField {
   name: keyof FullConfig;
@@ -372,6 +417,13 @@ export class Engine {
 
   /** O = softmax(Q Kᵀ · s) V for row-major Float32Arrays of seqLen·dk values. */
   attention(q: Float32Array, k: Float32Array, v: Float32Array, options: AttentionOptions): Float32Array;
+  /**
+   * `run`'s measurements on a model's own heads: q of heads·seqLen·dk values, k of
+   * kvHeads·seqLen·dk, head-major ((head, token, component) order).
+   * @throws {TypeError | RangeError} naming the field: a length that does not match, heads not a
+   *   multiple of kvHeads, a logit field out of range. NaN in the data is counted, not thrown.
+   */
+  analyze(q: Float32Array, k: Float32Array, options: AnalyzeOptions): { heads: HeadReport[] };
   /** float32 → format → float32, round-to-nearest-even. */
   round(precision: Precision, values: Float32Array, options?: { saturate?: boolean }): Float32Array;
   /** Bytes of wasm linear memory now. */

@@ -164,6 +164,21 @@ export class Engine {
     return throwIfError(this.#native.attention(q, k, v, options)).output;
   }
 
+  /**
+   * `run`'s measurements on a model's own queries and keys, head by head. q: heads·seqLen·dk
+   * values, k (and options.v): kvHeads·seqLen·dk, head-major; query head h reads key head
+   * ⌊h / (heads / kvHeads)⌋. options: { seqLen, dk, heads, kvHeads, v, detail } and the logit
+   * fields of `run` → { heads: [one report per query head] }.
+   */
+  analyze(q, k, options) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError('analyze options must be an object like { seqLen, dk, heads }');
+    }
+    const { v = null, ...rest } = options;
+    const out = throwIfError(this.#native.analyze(q, k, v, rest));
+    return { heads: out.heads };
+  }
+
   /** float32 → format → float32, round-to-nearest-even. */
   round(precision, values, options = {}) {
     if (options === null || typeof options !== 'object') {
