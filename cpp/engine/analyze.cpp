@@ -57,8 +57,7 @@ std::vector<HeadReport> AnalyzeEngine::analyze(const Config& c, const LayerInput
     job_.run_until(Clock::time_point::max());
     r.result = std::move(job_.results().front());
     if (keepWeights)
-      r.result.attention.assign(workspace_.p.data(),
-                                workspace_.p.data() + workspace_.p.capacity());
+      r.result.attention.assign(workspace_.p.data(), workspace_.p.data() + workspace_.p.capacity());
   }
   workspace_.givenQ = workspace_.givenK = workspace_.givenV = nullptr;
   return out;

@@ -18,7 +18,8 @@ void moments(const float* x, std::size_t n, double& mean, double& sd) {
       count += 1;
     }
   mean = static_cast<double>(sum / count);
-  sd = static_cast<double>(std::sqrt(std::max(0.0L, squares / count - (sum / count) * (sum / count))));
+  sd = static_cast<double>(
+      std::sqrt(std::max(0.0L, squares / count - (sum / count) * (sum / count))));
 }
 
 std::vector<double> rounded(const Config& c, const float* x, std::size_t n) {

@@ -88,8 +88,8 @@ void expect_matches_reference(const Config& c, const Layer& L) {
         continue;
       }
       const double rel = std::string(f.name) == "jacobianNormMedian" ? std::max(base, 1e-4) : base;
-      EXPECT_TRUE(near(a, b, rel)) << f.name << " head " << h << ": engine " << a
-                                   << " vs reference " << b;
+      EXPECT_TRUE(near(a, b, rel))
+          << f.name << " head " << h << ": engine " << a << " vs reference " << b;
     }
     const NonFiniteCounts &gn = g.result.stats.nonFinite, &wn = w.result.stats.nonFinite;
     EXPECT_EQ(gn.logits, wn.logits) << "head " << h;
