@@ -24,6 +24,7 @@ using panel::kPanelWidth;
 using panel::kVectors;
 using simd::vf;
 constexpr int W = static_cast<int>(simd::W);
+constexpr float kLog2e = 1.44269504088896341f, kLn2 = 0.693147180559945309f;
 
 const float* rounded_copy(const ForwardShape& s, const float* x, std::vector<float>& buffer) {
   if (s.format.precision == Precision::fp32) return x;
@@ -39,6 +40,7 @@ struct Fp32Pass {
   long ldz;  // row stride of z and p: T rounded up to whole panels
   const float* kPanels;
   const float* vPanels;
+  float zScale;   // s, or s·log2 e with max subtraction (z then in units of log2 e: see exp2)
   float* z;       // kRowBlock × ldz: scaled logits
   float* p;       // kRowBlock × ldz: exp(z − m), unnormalized
   float* invSum;  // kRowBlock: 1/ℓ
@@ -83,13 +85,13 @@ constexpr int tile_rows = static_cast<int>(std::extent_v<std::remove_reference_t
   const float* qBlock = q + static_cast<long>(i0) * d;
   const auto qRow = [&](int r) { return qBlock + static_cast<long>(r) * d; };
   for (int r = 0; r < rows; ++r) f.rowMax[r] = vf(-std::numeric_limits<float>::infinity());
+  const vf scale(f.zScale);
   for (int p = 0; p < panel::panel_count(keys); ++p) {
     float* z = f.z + p * kPanelWidth;
     const bool track = p < trackedPanels;
     rows_times_panel(
         rows, d, qRow, f.kPanels + static_cast<long>(p) * d * kPanelWidth, [&](int r, auto& acc) {
           for (int i = 0; i < tile_rows<decltype(acc)>; ++i) {
-            const vf scale(f.s.scale);
             for (int v = 0; v < kVectors; ++v) {
               acc[i][v] = acc[i][v] * scale;
               simd::storeu(z + (r + i) * f.ldz + v * W, acc[i][v]);
@@ -117,12 +119,13 @@ float max_of(const float* z, int n, float m) {
 }
 
 // p[j] = exp(z[j] − m) for j < n and their sum, in one pass. With max subtraction every argument
-// is ≤ 0 and the cheaper exp_nonpositive applies; without it the logits may be anything. Four
+// is ≤ 0 and z is in units of log2 e, so the cheaper exp2_nonpositive applies; without it the
+// logits may be anything. Four
 // independent exps per iteration: one exp is a ~25-op dependency chain, and interleaving four
 // lets the out-of-order core overlap them (1.5× the throughput of one at a time in V8).
 template <bool kNonPositive>
 float exp_and_sum(const float* z, int n, float m, float* p) {
-  const auto ex = [](vf x) { return kNonPositive ? simd::exp_nonpositive(x) : simd::exp_fast(x); };
+  const auto ex = [](vf x) { return kNonPositive ? simd::exp2_nonpositive(x) : simd::exp_fast(x); };
   const vf mv(m);
   vf acc0(0.0f), acc1(0.0f);
   int j = 0;
@@ -176,6 +179,10 @@ float exp_and_sum(const float* z, int n, float m, float* p) {
     if (std::isfinite(m) && std::isfinite(sum) && sum > 0) {
       f.invSum[r] = 1.0f / sum;
     } else {
+      // Back to natural units for softmax_row; inf and NaN stay as they are. (A logit within a
+      // factor log2 e of FLT_MAX became inf here: such a row gives NaN, as an inf logit does.)
+      if (f.s.subtractMax)
+        for (int j = 0; j < n; ++j) f.z[r * f.ldz + j] *= kLn2;
       softmax_row(z, n, f.s.subtractMax, f.s.format, p);
       f.invSum[r] = 1.0f;
     }
@@ -247,7 +254,8 @@ void AttentionForward::run_fp32(const ForwardShape& s, const float* q, const flo
   p_.resize(static_cast<std::size_t>(kRowBlock) * ldz);
   invSum_.resize(kRowBlock);
   vf rowMax[kRowBlock];
-  const Fp32Pass f{s,         ldz,       kPanels_.data(), vPanels_.data(),
+  const float zScale = s.subtractMax ? s.scale * kLog2e : s.scale;
+  const Fp32Pass f{s,         ldz,       kPanels_.data(), vPanels_.data(), zScale,
                    z_.data(), p_.data(), invSum_.data(),  rowMax};
   for (int i0 = 0; i0 < T; i0 += kRowBlock) {
     const int rows = std::min(kRowBlock, T - i0);

@@ -3,10 +3,11 @@
 // fp32 (the fast path): K (as Kᵀ) and V are packed once per call into column panels
 // (gemm/panel_gemm.hpp). Query rows then go in blocks of 16; for each block:
 //   1. logits: Q_block · Kᵀ in 2-row × 4-vector register tiles, one Kᵀ panel at a time (the panel
-//      is reused by every row pair of the block); the tile's epilogue multiplies by s, stores the
+//      is reused by every row pair of the block); the tile's epilogue multiplies by s (by s·log2 e
+//      with max subtraction, so that step 2 computes 2^(z − m)), stores the
 //      block's logits (16 × T floats, cache-resident: no T×T matrix is ever written) and folds
 //      the row maxima;
-//   2. softmax, one pass per row: p = exp(z − m) (simd::exp_nonpositive, four vectors in flight)
+//   2. softmax, one pass per row: p = exp(z − m) (simd::exp2_nonpositive, four vectors in flight)
 //      and the sum ℓ in the same loop; p stays unnormalized;
 //   3. output: P_block · V over V panels; the tile's epilogue multiplies by 1/ℓ and stores O.
 // Buffers are members, reused across calls (no allocation once the largest shape was seen).

@@ -1,5 +1,5 @@
 // The fp32 attention forward against its references: the panel GEMM against a plain
-// loop (bit for bit), exp_nonpositive against std::exp, and AttentionForward against the float64
+// loop (bit for bit), exp2_nonpositive against std::exp2, and AttentionForward against the float64
 // attention_forward_reference on awkward shapes (causal, T not a multiple of the row block or of
 // the panel width, d_k = 1, 3, 4096, with and without max subtraction), plus the non-finite paths.
 #include <gtest/gtest.h>
@@ -44,43 +44,46 @@ TEST(ForwardPanelGemm, MatchesPlainLoopBitForBit) {
   }
 }
 
-float exp_nonpositive_scalar(float x) {
+float exp2_nonpositive_scalar(float x) {
   alignas(64) float lane[simd::W] = {};
   lane[0] = x;
-  simd::storeu(lane, simd::exp_nonpositive(simd::loadu(lane)));
+  simd::storeu(lane, simd::exp2_nonpositive(simd::loadu(lane)));
   return lane[0];
 }
 
-// Tolerance: 2 ulp relative to std::exp where the result is normal (x ≥ ln FLT_MIN): the same
-// Cephes polynomial as exp_fast and one exact power-of-two factor.
-TEST(ForwardExp, NonPositiveWithinTwoUlpOverItsDomain) {
+// Tolerance: 2.5e-7 relative to std::exp2 where the result is normal (x ≥ -126): the fitted
+// polynomial's 1.8e-7 on [-1/2, 1/2], plus the rounding of its last step and of the exact
+// power-of-two factor's product.
+TEST(ForwardExp, NonPositiveWithinItsBoundOverItsDomain) {
   double worst = 0;
-  for (float x = -87.33f; x <= 0.0f; x += 0.0009765625f) {
-    const double want = std::exp(static_cast<double>(x));
-    worst = std::max(worst, std::fabs(exp_nonpositive_scalar(x) - want) / want);
+  for (float x = -126.0f; x <= 0.0f; x += 0.0009765625f) {
+    const double want = std::exp2(static_cast<double>(x));
+    worst = std::max(worst, std::fabs(exp2_nonpositive_scalar(x) - want) / want);
   }
   EXPECT_LT(worst, 2.5e-7);
 }
 
 TEST(ForwardExp, NonPositiveEdges) {
   const float inf = std::numeric_limits<float>::infinity();
-  EXPECT_EQ(exp_nonpositive_scalar(0.0f), 1.0f);
-  EXPECT_EQ(exp_nonpositive_scalar(-0.0f), 1.0f);
-  EXPECT_EQ(exp_nonpositive_scalar(-inf), 0.0f);
-  EXPECT_EQ(exp_nonpositive_scalar(-1000.0f), 0.0f);
-  EXPECT_TRUE(std::isnan(exp_nonpositive_scalar(std::nanf(""))));
-  // Tiny arguments, and |r| ≈ ln2/2 at the edge of the reduction.
-  for (float x : {-1e-38f, -1e-30f, -1e-10f, -1e-5f, -0.3465f, -0.3466f}) {
-    const double want = std::exp(static_cast<double>(x));
-    EXPECT_NEAR(exp_nonpositive_scalar(x), want, 2.5e-7 * want) << x;
+  EXPECT_EQ(exp2_nonpositive_scalar(0.0f), 1.0f);
+  EXPECT_EQ(exp2_nonpositive_scalar(-0.0f), 1.0f);
+  EXPECT_EQ(exp2_nonpositive_scalar(-1.0f), 0.5f);
+  EXPECT_EQ(exp2_nonpositive_scalar(-inf), 0.0f);
+  EXPECT_EQ(exp2_nonpositive_scalar(-1000.0f), 0.0f);
+  EXPECT_TRUE(std::isnan(exp2_nonpositive_scalar(std::nanf(""))));
+  // Tiny arguments, and |r| = 1/2 at the edges of the reduction.
+  for (float x : {-1e-38f, -1e-30f, -1e-10f, -1e-5f, -0.4999f, -0.5f, -0.5001f, -99.5f}) {
+    const double want = std::exp2(static_cast<double>(x));
+    EXPECT_NEAR(exp2_nonpositive_scalar(x), want, 2.5e-7 * want) << x;
   }
-  // Just normal, and the subnormal results: within one subnormal step of the true value above
-  // 2^-126.5 (x ≥ -87.68), exactly 0 below (by design: an absolute error under 8.3e-39).
-  for (float x : {-87.3f, -87.4f, -87.5f, -87.6f, -87.68f}) {
-    const double want = std::exp(static_cast<double>(x));
-    EXPECT_NEAR(exp_nonpositive_scalar(x), want, std::max(2.5e-7 * want, 1.5e-45)) << x;
+  // Subnormal results: within one subnormal step of the true value above 2^-126.5, exactly 0
+  // below (by design: an absolute error under 8.3e-39).
+  for (float x : {-125.9f, -126.0f, -126.2f, -126.4f, -126.49f}) {
+    const double want = std::exp2(static_cast<double>(x));
+    EXPECT_NEAR(exp2_nonpositive_scalar(x), want, std::max(2.5e-7 * want, 1.5e-45)) << x;
   }
-  for (float x : {-87.7f, -88.0f, -90.0f, -104.0f}) EXPECT_EQ(exp_nonpositive_scalar(x), 0.0f) << x;
+  for (float x : {-126.51f, -127.0f, -130.0f, -150.0f})
+    EXPECT_EQ(exp2_nonpositive_scalar(x), 0.0f) << x;
 }
 
 struct Case {
