@@ -274,6 +274,15 @@ void float_attention(const Params<float>& p, const Batch& batch, int e, const Lo
   std::memcpy(out, ws.S.data(), sizeof(float) * static_cast<std::size_t>(p.dims.T) * p.dims.T);
 }
 
+void float_qk(const Params<float>& p, const Batch& batch, int e, const LogitSpec& spec, Format fmt,
+              float* q, float* k, FloatScratch& ws) {
+  project_tables(p, ws);
+  forward_attention(p, batch, e, spec, fmt, ws);
+  const std::size_t n = static_cast<std::size_t>(p.dims.T) * p.dims.dk;
+  std::memcpy(q, ws.Q.data(), sizeof(float) * n);
+  std::memcpy(k, ws.K.data(), sizeof(float) * n);
+}
+
 void float_loss_and_grad(const Params<float>& p, const Batch& batch, const LogitSpec& spec,
                          Format fmt, Params<float>& g, StepMetrics& metrics, FloatScratch& ws) {
   const Dims& d = p.dims;
