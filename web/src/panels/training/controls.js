@@ -90,6 +90,15 @@ function transportOf(idp, on) {
     'aria-label': 'Reset: back to the starting weights, step 0',
     onclick: on.reset,
   });
+  const downloadBtn = h('button', {
+    type: 'button',
+    class: 'btn small',
+    'data-download-qk': '',
+    text: 'Download q, k (.safetensors)',
+    'aria-label': 'Download the queries and keys of every copy at this step, as a .safetensors file',
+    title: 'The q and k of the fixed example drawn below, one (T, d_k) pair per copy',
+    onclick: on.downloadQk,
+  });
   const stepOut = h('output', { 'data-stat': 'train.step', text: '0' });
   const speedOut = h('output', { 'data-stat': 'train.speed', text: '—' });
   const el = h(
@@ -105,6 +114,7 @@ function transportOf(idp, on) {
       speedOut,
       ' steps/s',
     ),
+    downloadBtn,
   );
   return { el, playBtn, stepBtn, stepOut, speedOut };
 }
@@ -184,7 +194,7 @@ function copiesPickerOf(idp, onChange) {
 
 /**
  * createTrainingControls(body, idp, on) appends the controls to `body`. `on`: { playOrPause(),
- * step(), reset(), preset(p), copies(name), setting(name, value) }.
+ * step(), reset(), downloadQk(), preset(p), copies(name), setting(name, value) }.
  */
 export function createTrainingControls(body, idp, on) {
   const transport = transportOf(idp, on);

@@ -1,26 +1,20 @@
 // The training panel's Worker side: one trainer (engine.train) per session, driven by 'train'
 // requests in order (a step after a reset must run after it). Its arrays are transferred.
+import { qkFile, qkFileName, trainerCopies } from './qk-file.js';
 
 /** The trainers of one engine: { handle(m), close(session), clear() }. */
 export function createTrainers(getEngine, post) {
   const trainers = new Map(); // session → Trainer
 
-  function attentionOf(trainer) {
-    const names = trainer.config.copies?.map((c) => c.name) ?? [
-      'none',
-      'sqrt',
-      'linear',
-      ...(typeof trainer.config.scale === 'number' ? ['custom'] : []),
-    ];
-    return Object.fromEntries(names.map((c) => [c, trainer.attention(c)]));
-  }
+  const attentionOf = (trainer) =>
+    Object.fromEntries(trainerCopies(trainer.config).map((c) => [c, trainer.attention(c)]));
 
   function close(session) {
     trainers.get(session)?.delete();
     trainers.delete(session);
   }
 
-  /** Carries out one request: op 'create' | 'step' | 'reset' | 'attention' | 'delete'. */
+  /** Carries out one request: op 'create' | 'step' | 'reset' | 'attention' | 'qk' | 'delete'. */
   function handle(m) {
     const { session, id, tag, op } = m;
     if (op === 'create') {
@@ -44,6 +38,10 @@ export function createTrainers(getEngine, post) {
       for (const c of Object.values(r.copies)) for (const a of Object.values(c)) transfer.push(a.buffer);
     } else if (op === 'reset') {
       t.reset();
+    } else if (op === 'qk') {
+      out.file = qkFile(t);
+      out.fileName = qkFileName(t.steps);
+      transfer.push(out.file.buffer);
     } else if (op !== 'attention' && op !== 'create') {
       throw new Error(`unknown training op ${op}`);
     }

@@ -18,7 +18,7 @@
 // The parts: controls.js (what the reader sets), charts.js, heat.js and table.js (what is drawn),
 // run-data.js (the run as received); this file runs the loop between them and the Worker.
 import { panelFrame } from '../../charts/panel-frame.js';
-import { h, uniquePrefix } from '../../ui/dom.js';
+import { download, h, uniquePrefix } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
 import {
   DEFAULT_COPIES,
@@ -103,6 +103,7 @@ export function mount(el, ctx = {}) {
     playOrPause: () => (playing ? pause() : play()),
     step: () => stepOnce(),
     reset: () => reset(),
+    downloadQk: () => downloadQk(),
     preset: (p) => applyPreset(p),
     copies: (name) => changeCopies(name),
     setting: (name, value) => changeSetting(name, value),
@@ -228,6 +229,8 @@ export function mount(el, ctx = {}) {
   }
   function onMessage(m) {
     if (m.op === 'step' && m.id === inflight) inflight = 0;
+    // The q and k as they were when the request's turn came (m.total steps), whatever ran since.
+    if (m.op === 'qk') download(new Blob([m.file], { type: 'application/octet-stream' }), m.fileName);
     if (m.tag !== gen || !run) {
       pump();
       updateButtons();
@@ -350,6 +353,12 @@ export function mount(el, ctx = {}) {
     setStatus(`Running ${STEP_BUTTON_STEPS} steps.`);
     pausedNote = (n) => `Ran ${STEP_BUTTON_STEPS} steps: now at step ${n}.`;
     pump();
+  }
+  /** The q and k of every copy at the trainer's step, from the Worker (onMessage saves them). */
+  function downloadQk() {
+    if (!derived) return;
+    ensureRun();
+    session.send('qk', { tag: gen });
   }
   function reset() {
     playing = false;
