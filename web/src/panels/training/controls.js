@@ -95,7 +95,7 @@ function transportOf(idp, on) {
     class: 'btn small',
     'data-download-qk': '',
     text: 'Download q, k (.safetensors)',
-    'aria-label': 'Download the queries and keys of every copy at this step, as a .safetensors file',
+    'aria-label': 'Download q, k (.safetensors): the queries and keys of every copy at this step',
     title: 'The q and k of the fixed example drawn below, one (T, d_k) pair per copy',
     onclick: on.downloadQk,
   });
