@@ -11,7 +11,8 @@ import { STEP_BUTTON_STEPS } from '../../../web/src/state/train-state.js';
 import { readTensorFile } from '../../../web/src/tensors/read-tensors.js';
 import { pairHeads } from '../../../web/src/tensors/pair-heads.js';
 import { createEngine } from '../../../web/src/engine/engine.js';
-import { useSite } from '../support/site.js';
+import { join } from 'node:path';
+import { DIST, useSite } from '../support/site.js';
 
 const site = useSite();
 const COPIES = ['none', 'sqrt', 'linear'];
@@ -109,6 +110,27 @@ describe('the training panel’s q, k download', () => {
     assert.deepEqual(bitsOf(again.file.tensors['none.q'].data), bitsOf(start.q));
     trainer.delete();
     engine.delete();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('the trained sample is served next to the page: a same-origin fetch gets the built file', async () => {
+    const { page, errors } = await open('');
+    const fetched = await page.evaluate(async () => {
+      const r = await fetch('samples/trained-sample.safetensors');
+      return { status: r.status, bytes: Array.from(new Uint8Array(await r.arrayBuffer())) };
+    });
+    assert.equal(fetched.status, 200);
+    const built = await readFile(join(DIST, 'samples', 'trained-sample.safetensors'));
+    assert.ok(
+      Buffer.from(fetched.bytes).equals(built),
+      'the bytes of dist/samples/trained-sample.safetensors',
+    );
+    const { tensors } = readTensorFile(Uint8Array.from(fetched.bytes));
+    assert.deepEqual(
+      Object.keys(tensors),
+      COPIES.flatMap((c) => [`${c}.q`, `${c}.k`]),
+    );
     assert.deepEqual(errors, []);
     await page.close();
   });
