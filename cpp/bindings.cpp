@@ -269,9 +269,6 @@ class JsTrainer {
     val out = val::object();
     out.set("q", copy_to_js("Float32Array", q.data(), n));
     out.set("k", copy_to_js("Float32Array", k.data(), n));
-    out.set("seqLen", config_.seqLen);
-    out.set("dk", config_.dk);
-    out.set("heads", 1);
     out.set("scale", static_cast<double>(trainer_->logit_scale(c)));
     return out;
   }

@@ -179,7 +179,7 @@ std::vector<float> Trainer::attention(int i) const {
 void Trainer::qk(int i, float* q, float* k) const {
   if (!ws_ || i < 0 || i >= copies()) return;
   const train::CopyState& s = *copies_[static_cast<std::size_t>(i)];
-  train::float_qk(s.p, ws_->fixed, 0, s.logits, cfg_.format, q, k, ws_->fs);
+  train::float_attention(s.p, ws_->fixed, 0, s.logits, cfg_.format, nullptr, ws_->fs, q, k);
 }
 
 float Trainer::logit_scale(int i) const {

@@ -284,7 +284,8 @@ export class Trainer {
   qk(copy) {
     if (typeof copy !== 'string')
       throw new TypeError(`copy must be a copy's name (a string), got ${typeof copy}`);
-    return throwIfError(this.#alive().qk(copy));
+    const { q, k, scale } = throwIfError(this.#alive().qk(copy));
+    return { q, k, seqLen: this.config.seqLen, dk: this.config.dk, heads: 1, scale };
   }
 
   /** Steps run since the last reset. */
