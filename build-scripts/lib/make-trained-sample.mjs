@@ -15,11 +15,11 @@ import { createEngine } from '../../web/src/engine/engine.js';
 import {
   DEFAULT_COPIES,
   DEFAULT_STOP_AT,
+  copiesOf,
   defaultSettings,
   trainerConfig,
 } from '../../web/src/state/train-state.js';
-import { qkTensors, trainerCopies } from '../../web/src/panels/training/qk-file.js';
-import { writeSafetensors } from '../../web/src/tensors/write-safetensors.js';
+import { qkFile } from '../../web/src/panels/training/qk-file.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const SAMPLE = join(root, 'web/public/samples/trained-sample.safetensors');
@@ -54,17 +54,18 @@ async function makeTrainedSample() {
   const engine = await createEngine();
   const schema = engine.trainSchema;
   const { cfg } = trainerConfig(engine.defaults(), { ...defaultSettings(schema), seed: SEED }, schema);
-  const trainer = engine.train(cfg);
-  const copies = trainerCopies(trainer.config);
+  const copies = copiesOf(cfg);
   if (copies.join() !== DEFAULT_COPIES.join()) throw new Error(`the default run trains ${copies}`);
+  const trainer = engine.train(cfg);
   const t0 = performance.now();
   // In chunks, as the panel steps: V8 runs a wasm call that is already under way in its baseline
   // code, so one call of 500 steps would never reach the optimized code (the bits are the same).
   for (let done = 0; done < STEPS; done += CHUNK) trainer.step(Math.min(CHUNK, STEPS - done));
   const ms = performance.now() - t0;
-  const { tensors, metadata } = qkTensors(trainer);
-  const bytes = writeSafetensors(tensors, {
-    ...metadata,
+  const bytes = qkFile({
+    config: trainer.config,
+    steps: trainer.steps,
+    qk: Object.fromEntries(copies.map((c) => [c, trainer.qk(c)])),
     source:
       'attnscale trained sample: q and k of the training panel’s fixed example after its default run ' +
       '(the page’s default settings, the panel’s default settings, Play until it pauses)',

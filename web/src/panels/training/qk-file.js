@@ -1,62 +1,46 @@
-// The queries and keys of every copy of a trainer, at its current step, as one .safetensors file:
-// tensors `<copy>.q` and `<copy>.k` of shape (T, d_k) (the model has one head, so pairHeads makes
-// one layer of each copy) and a `__metadata__` that says which run they come from. The training
-// panel's download (written in its Worker, training-job.js) and the page's trained sample
+// The queries and keys of every copy of a training run at one step as a .safetensors file: tensors
+// `<copy>.q` and `<copy>.k` of shape (T, d_k) (the model has one head, so pairHeads makes one
+// layer of each copy) and a `__metadata__` that says which run they come from. The training
+// panel's download (from the q and k its Worker sends) and the page's trained sample
 // (build-scripts/lib/make-trained-sample.mjs) are both this file. No DOM.
 import { writeSafetensors } from '../../tensors/write-safetensors.js';
 
-/** The copies a trainer trains, in its output order, from `trainer.config`. */
-export function trainerCopies(config) {
-  if (config.copies) return config.copies.map((c) => c.name);
-  return ['none', 'sqrt', 'linear', ...(typeof config.scale === 'number' ? ['custom'] : [])];
-}
-
 export const qkFileName = (steps) => `attnscale-trained-step-${steps}.safetensors`;
 
-const SCALE_WORDS = { none: 'none (× 1)', sqrt: '1/√d_k', linear: '1/d_k' };
+const SCALINGS = { none: 'none', sqrt: '1/√d_k', linear: '1/d_k' };
 
-/** How a copy forms its logits from q·kᵀ, in words: '1/√d_k = 0.125', '1/√d_k = 0.125, RMS QK-norm'. */
-function scalingOf(config, name, scale) {
-  const spec = config.copies?.find((c) => c.name === name) ?? {
-    scale: name === 'custom' ? config.scale : name,
-  };
-  const words = [
-    typeof spec.scale === 'number'
-      ? `× ${spec.scale}`
-      : spec.scale === 'none'
-        ? SCALE_WORDS.none
-        : `${SCALE_WORDS[spec.scale]} = ${scale}`,
-  ];
-  if (spec.qkNorm && spec.qkNorm !== 'none') words.push(`${spec.qkNorm === 'rms' ? 'RMS' : 'layer'} QK-norm`);
-  if (spec.lengthScale > 0) words.push(`× ${spec.lengthScale} ln T`);
-  if (spec.softcap > 0) words.push(`soft-cap ${spec.softcap}`);
-  return words.join(', ');
+/** How a copy scales q·kᵀ: 'none', '1/√d_k', '1/d_k' or '× m' for a multiplier m. */
+function scalingOf(config, copy) {
+  const scale =
+    config.copies?.find((c) => c.name === copy)?.scale ?? (copy === 'custom' ? config.scale : copy);
+  return typeof scale === 'number' ? `× ${scale}` : SCALINGS[scale];
 }
 
-/** The tensors and the metadata of the file, from a Trainer (engine.train). */
-export function qkTensors(trainer) {
-  const { config } = trainer;
-  const copies = trainerCopies(config);
+/**
+ * `config`: the trainer's config (trainer.config); `steps`: the step the q and k are of; `qk`:
+ * { [copy]: trainer.qk(copy) } in the trainer's copy order; `source`: where they come from, in
+ * words → the bytes of the .safetensors file.
+ */
+export function qkFile({
+  config,
+  steps,
+  qk,
+  source = 'attnscale training panel: q and k of its fixed example',
+}) {
   const tensors = {};
   const metadata = {
-    source: 'attnscale training panel: q and k of its fixed example',
+    source,
     seed: String(config.seed),
-    steps: String(trainer.steps),
-    copies: copies.join(','),
+    steps: String(steps),
+    copies: Object.keys(qk).join(','),
     config: JSON.stringify(config),
   };
-  for (const copy of copies) {
-    const { q, k, seqLen, dk, scale } = trainer.qk(copy);
+  for (const [copy, { q, k, seqLen, dk, scale }] of Object.entries(qk)) {
     tensors[`${copy}.q`] = { dtype: 'F32', shape: [seqLen, dk], data: q };
     tensors[`${copy}.k`] = { dtype: 'F32', shape: [seqLen, dk], data: k };
     metadata[`${copy}.scale`] = String(scale);
-    metadata[`${copy}.scaling`] = scalingOf(config, copy, scale);
+    // QK-norm, a soft-cap and a length factor, where a copy has them, are in `config`.
+    metadata[`${copy}.scaling`] = scalingOf(config, copy);
   }
-  return { tensors, metadata };
-}
-
-/** The .safetensors file's bytes. */
-export function qkFile(trainer) {
-  const { tensors, metadata } = qkTensors(trainer);
   return writeSafetensors(tensors, metadata);
 }

@@ -1,13 +1,20 @@
 // The training panel's Worker side: one trainer (engine.train) per session, driven by 'train'
 // requests in order (a step after a reset must run after it). Its arrays are transferred.
-import { qkFile, qkFileName, trainerCopies } from './qk-file.js';
 
 /** The trainers of one engine: { handle(m), close(session), clear() }. */
 export function createTrainers(getEngine, post) {
   const trainers = new Map(); // session → Trainer
 
-  const attentionOf = (trainer) =>
-    Object.fromEntries(trainerCopies(trainer.config).map((c) => [c, trainer.attention(c)]));
+  /** { copy: trainer[method](copy) } for every copy the trainer trains ('attention' or 'qk'). */
+  function perCopy(trainer, method) {
+    const names = trainer.config.copies?.map((c) => c.name) ?? [
+      'none',
+      'sqrt',
+      'linear',
+      ...(typeof trainer.config.scale === 'number' ? ['custom'] : []),
+    ];
+    return Object.fromEntries(names.map((c) => [c, trainer[method](c)]));
+  }
 
   function close(session) {
     trainers.get(session)?.delete();
@@ -39,15 +46,14 @@ export function createTrainers(getEngine, post) {
     } else if (op === 'reset') {
       t.reset();
     } else if (op === 'qk') {
-      out.file = qkFile(t);
-      out.fileName = qkFileName(t.steps);
-      transfer.push(out.file.buffer);
+      out.qk = perCopy(t, 'qk');
+      for (const { q, k } of Object.values(out.qk)) transfer.push(q.buffer, k.buffer);
     } else if (op !== 'attention' && op !== 'create') {
       throw new Error(`unknown training op ${op}`);
     }
     out.total = t.steps;
     if (m.attention || op === 'attention') {
-      out.attention = attentionOf(t);
+      out.attention = perCopy(t, 'attention');
       for (const a of Object.values(out.attention)) transfer.push(a.buffer);
     }
     post(out, transfer);

@@ -103,7 +103,7 @@ export function mount(el, ctx = {}) {
     playOrPause: () => (playing ? pause() : play()),
     step: () => stepOnce(),
     reset: () => reset(),
-    downloadQk: () => downloadQk(),
+    downloadQk: import.meta.env.MODE === 'offline' ? null : () => downloadQk(), // none offline (size)
     preset: (p) => applyPreset(p),
     copies: (name) => changeCopies(name),
     setting: (name, value) => changeSetting(name, value),
@@ -229,8 +229,7 @@ export function mount(el, ctx = {}) {
   }
   function onMessage(m) {
     if (m.op === 'step' && m.id === inflight) inflight = 0;
-    // The q and k as they were when the request's turn came (m.total steps), whatever ran since.
-    if (m.op === 'qk') download(new Blob([m.file], { type: 'application/octet-stream' }), m.fileName);
+    if (m.op === 'qk') saveQk(m);
     if (m.tag !== gen || !run) {
       pump();
       updateButtons();
@@ -354,11 +353,16 @@ export function mount(el, ctx = {}) {
     pausedNote = (n) => `Ran ${STEP_BUTTON_STEPS} steps: now at step ${n}.`;
     pump();
   }
-  /** The q and k of every copy at the trainer's step, from the Worker (onMessage saves them). */
   function downloadQk() {
     if (!derived) return;
     ensureRun();
     session.send('qk', { tag: gen });
+  }
+  /** m.qk: every copy's q and k when the request's turn came (m.total steps), whatever ran since. */
+  async function saveQk(m) {
+    if (import.meta.env.MODE === 'offline') return; // and the writer stays out of the file
+    const { qkFile, qkFileName } = await import('./qk-file.js');
+    download(new Blob([qkFile({ ...m, steps: m.total })]), qkFileName(m.total));
   }
   function reset() {
     playing = false;
