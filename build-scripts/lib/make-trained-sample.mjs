@@ -75,20 +75,18 @@ async function makeTrainedSample() {
   return { bytes, config: cfg, ms };
 }
 
-{
-  const hash = inputsHash();
-  const fresh = existsSync(SAMPLE) && existsSync(STAMP) && readFileSync(STAMP, 'utf8') === hash;
-  if (fresh) {
-    console.log('[build] trained sample: up to date (web/public/samples/trained-sample.safetensors)');
-  } else {
-    const { bytes, config, ms } = await makeTrainedSample();
-    mkdirSync(dirname(SAMPLE), { recursive: true });
-    writeFileSync(SAMPLE, bytes);
-    mkdirSync(dirname(STAMP), { recursive: true });
-    writeFileSync(STAMP, hash);
-    console.log(
-      `[build] trained sample: web/public/samples/trained-sample.safetensors (${bytes.length} bytes; ` +
-        `d_k ${config.dk}, T ${config.seqLen}, seed ${config.seed}, ${STEPS} steps in ${(ms / 1000).toFixed(1)} s)`,
-    );
-  }
+const hash = inputsHash();
+const fresh = existsSync(SAMPLE) && existsSync(STAMP) && readFileSync(STAMP, 'utf8') === hash;
+if (fresh) {
+  console.log('[build] trained sample: up to date (web/public/samples/trained-sample.safetensors)');
+} else {
+  const { bytes, config, ms } = await makeTrainedSample();
+  mkdirSync(dirname(SAMPLE), { recursive: true });
+  writeFileSync(SAMPLE, bytes);
+  mkdirSync(dirname(STAMP), { recursive: true });
+  writeFileSync(STAMP, hash);
+  console.log(
+    `[build] trained sample: web/public/samples/trained-sample.safetensors (${bytes.length} bytes; ` +
+      `d_k ${config.dk}, T ${config.seqLen}, seed ${config.seed}, ${STEPS} steps in ${(ms / 1000).toFixed(1)} s)`,
+  );
 }
