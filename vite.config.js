@@ -104,7 +104,9 @@ const component = componentChunks(here('./web/src/embed/attn-scale-demo.js'));
 const folderBuild = {
   root: here('./web'),
   base: './',
-  publicDir: false,
+  // Copied into dist/ as they are: the trained sample (samples/trained-sample.safetensors), which
+  // build-scripts/lib/make-trained-sample.mjs writes there before this build.
+  publicDir: here('./web/public'),
   plugins: [
     ...plugins,
     component.plugin,

@@ -314,16 +314,23 @@ class JsTrainer {
 
   val attention(std::string name) const {
     const int c = trainer_->copy_index(name);
-    if (c < 0) {
-      std::string names;
-      for (int i = 0; i < trainer_->copies(); ++i)
-        names += (i ? ", '" : "'") + trainer_->copy_spec(i).name + "'";
-      return error_value("RangeError",
-                         "copy must be one of " + names + ", got \"" + name.substr(0, 40) + "\"");
-    }
+    if (c < 0) return unknown_copy(name);
     const std::vector<float> a = trainer_->attention(c);
     val out = val::object();
     out.set("values", copy_to_js("Float32Array", a.data(), a.size()));
+    return out;
+  }
+
+  val qk(std::string name) const {
+    const int c = trainer_->copy_index(name);
+    if (c < 0) return unknown_copy(name);
+    const std::size_t n = static_cast<std::size_t>(config_.seqLen) * config_.dk;
+    std::vector<float> q(n), k(n);
+    trainer_->qk(c, q.data(), k.data());
+    val out = val::object();
+    out.set("q", copy_to_js("Float32Array", q.data(), n));
+    out.set("k", copy_to_js("Float32Array", k.data(), n));
+    out.set("scale", static_cast<double>(trainer_->logit_scale(c)));
     return out;
   }
 
@@ -332,6 +339,14 @@ class JsTrainer {
   std::string configJson() const { return train_config_json(config_); }
 
  private:
+  val unknown_copy(const std::string& name) const {
+    std::string names;
+    for (int i = 0; i < trainer_->copies(); ++i)
+      names += (i ? ", '" : "'") + trainer_->copy_spec(i).name + "'";
+    return error_value("RangeError",
+                       "copy must be one of " + names + ", got \"" + name.substr(0, 40) + "\"");
+  }
+
   ConfigError error_;
   TrainConfig config_;
   std::unique_ptr<Trainer> trainer_;
@@ -360,6 +375,7 @@ EMSCRIPTEN_BINDINGS(attnscale) {
       .function("error", &JsTrainer::error)
       .function("step", &JsTrainer::step)
       .function("attention", &JsTrainer::attention)
+      .function("qk", &JsTrainer::qk)
       .function("reset", &JsTrainer::reset)
       .function("stepsDone", &JsTrainer::stepsDone)
       .function("configJson", &JsTrainer::configJson);

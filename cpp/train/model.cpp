@@ -268,10 +268,14 @@ void FloatScratch::resize(const Dims& d) {
 }
 
 void float_attention(const Params<float>& p, const Batch& batch, int e, const LogitSpec& spec,
-                     Format fmt, float* out, FloatScratch& ws) {
+                     Format fmt, float* out, FloatScratch& ws, float* q, float* k) {
   project_tables(p, ws);
   forward_attention(p, batch, e, spec, fmt, ws);
-  std::memcpy(out, ws.S.data(), sizeof(float) * static_cast<std::size_t>(p.dims.T) * p.dims.T);
+  const std::size_t TT = static_cast<std::size_t>(p.dims.T) * p.dims.T;
+  const std::size_t Tdk = static_cast<std::size_t>(p.dims.T) * p.dims.dk;
+  if (out) std::memcpy(out, ws.S.data(), sizeof(float) * TT);
+  if (q) std::memcpy(q, ws.Q.data(), sizeof(float) * Tdk);
+  if (k) std::memcpy(k, ws.K.data(), sizeof(float) * Tdk);
 }
 
 void float_loss_and_grad(const Params<float>& p, const Batch& batch, const LogitSpec& spec,

@@ -106,9 +106,12 @@ struct FloatScratch {
 void float_loss_and_grad(const Params<float>& p, const Batch& batch, const LogitSpec& spec,
                          Format fmt, Params<float>& grads, StepMetrics& metrics, FloatScratch& ws);
 
-// Attention weights of example e of the batch (T x T) under p, with the same rounding.
+// Attention weights of example e of the batch (T x T) under p, with the same rounding, into `out`;
+// and into q and k (T x dk each) the rows whose product they come from: after QK-norm and its
+// gains, rounded to `fmt`, before the scale. Any of out, q, k may be null (not wanted).
 void float_attention(const Params<float>& p, const Batch& batch, int e, const LogitSpec& spec,
-                     Format fmt, float* out, FloatScratch& ws);
+                     Format fmt, float* out, FloatScratch& ws, float* q = nullptr,
+                     float* k = nullptr);
 
 // Plain double-precision reference: loss (mean cross-entropy) and, if grads != nullptr, the
 // gradients of every parameter. No rounding emulation (fp32 semantics only).

@@ -176,6 +176,17 @@ std::vector<float> Trainer::attention(int i) const {
   return out;
 }
 
+void Trainer::qk(int i, float* q, float* k) const {
+  if (!ws_ || i < 0 || i >= copies()) return;
+  const train::CopyState& s = *copies_[static_cast<std::size_t>(i)];
+  train::float_attention(s.p, ws_->fixed, 0, s.logits, cfg_.format, nullptr, ws_->fs, q, k);
+}
+
+float Trainer::logit_scale(int i) const {
+  if (!ws_ || i < 0 || i >= copies()) return 0.0f;
+  return static_cast<float>(copies_[static_cast<std::size_t>(i)]->logits.scale);
+}
+
 Trainer::ParamView Trainer::params(int i) const {
   if (!ws_ || i < 0 || i >= copies())
     return {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};

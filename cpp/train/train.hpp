@@ -165,6 +165,14 @@ class Trainer {
   void attention(int copy, float* out) const;  // out: seqLen * seqLen floats
   std::vector<float> attention(Copy c) const { return attention(static_cast<int>(c)); }
 
+  // The queries and keys (seqLen x dk each, row-major, row = position) of the same fixed example
+  // under the copy's current parameters: attention(copy) is the row softmax of q k^T shaped by the
+  // copy's logit spec. After QK-norm with its gains and rounded to the precision, as the forward
+  // pass multiplies them. Does nothing if the copy is absent.
+  void qk(int copy, float* q, float* k) const;  // q, k: seqLen * dk floats each
+  // The multiplier of the copy's q.k (the float32 the forward pass uses); 0 if the copy is absent.
+  float logit_scale(int copy) const;
+
   // Back to the initial parameters and step 0 (same seed: the same curves again).
   void reset();
 

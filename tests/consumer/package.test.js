@@ -77,7 +77,7 @@ describe('npm package', () => {
     );
     for (const f of tensorsGraph)
       assert.ok(files.includes(f), `${f} (imported by tensors/index.js) is missing from the tarball`);
-    for (const f of ['read-tensors.d.ts', 'pair-heads.d.ts'])
+    for (const f of ['read-tensors.d.ts', 'pair-heads.d.ts', 'write-safetensors.d.ts'])
       assert.ok(files.includes(`web/src/tensors/${f}`), `web/src/tensors/${f} is missing from the tarball`);
     const unexpected = files.filter(
       (f) =>

@@ -164,6 +164,7 @@ describe('embeds', () => {
           .screenshot({ path: join(OUT, 'offline-file-training.png') });
       }
       assert.equal(await page.locator('#embed-button').isVisible(), false, 'no Embed button offline');
+      assert.equal(await page.locator('[data-download-qk]').count(), 0, 'no q, k download offline');
       await page.evaluate(() => window.scrollTo(0, 0));
       await page.screenshot({ path: join(OUT, 'offline-file.png') });
       await page.locator('#variance .charts').screenshot({ path: join(OUT, 'offline-file-charts.png') });

@@ -175,3 +175,101 @@ test('train: bad copies throw errors naming the entry and field', async () => {
   assert.equal(t.step(1).step[0], 1);
   t.delete();
 });
+
+/** Row softmax of z(q·kᵀ) in double: z = scale · s (· lengthScale · ln T) (→ c·tanh(z/c)). */
+function softmaxOfQk({ q, k, seqLen: T, dk, scale }, { lengthScale = 0, softcap = 0 } = {}) {
+  const a = new Float64Array(T * T);
+  for (let i = 0; i < T; i++) {
+    let m = -Infinity;
+    for (let j = 0; j < T; j++) {
+      let s = 0;
+      for (let d = 0; d < dk; d++) s += q[i * dk + d] * k[j * dk + d];
+      let z = s * scale;
+      if (lengthScale > 0) z *= lengthScale * Math.log(T);
+      if (softcap > 0) z = softcap * Math.tanh(z / softcap);
+      a[i * T + j] = z;
+      m = Math.max(m, z);
+    }
+    let sum = 0;
+    for (let j = 0; j < T; j++) sum += a[i * T + j] = Math.exp(a[i * T + j] - m);
+    for (let j = 0; j < T; j++) a[i * T + j] /= sum;
+  }
+  return a;
+}
+const maxAbsDiff = (a, b) => a.reduce((w, x, i) => Math.max(w, Math.abs(x - b[i])), 0);
+
+// fp32: the float32 path (products, exp) and this double one differ by < 2e-6 at these settings
+// (the native TrainQk tests measure the same); 1e-5 leaves room for the last bits, not for other q, k.
+const QK_TOLERANCE = 1e-5;
+
+test('train: qk(copy) is the q and k whose scaled product softmaxed is attention(copy), in SIMD and scalar wasm', async () => {
+  const { simd, scalar } = await bothEngines();
+  const got = {};
+  for (const [name, engine] of [
+    ['simd', simd],
+    ['scalar', scalar],
+  ]) {
+    const trainer = engine.train({});
+    trainer.step(100);
+    got[name] = {};
+    for (const [copy, scale] of [
+      ['none', 1],
+      ['sqrt', Math.fround(1 / 8)],
+      ['linear', Math.fround(1 / 64)],
+    ]) {
+      const r = trainer.qk(copy);
+      assert.deepEqual(Object.keys(r).sort(), ['dk', 'heads', 'k', 'q', 'scale', 'seqLen']);
+      assert.deepEqual([r.seqLen, r.dk, r.heads, r.scale], [32, 64, 1, scale], copy);
+      assert.ok(r.q instanceof Float32Array && r.q.length === 32 * 64, copy);
+      assert.ok(r.k instanceof Float32Array && r.k.length === 32 * 64, copy);
+      const diff = maxAbsDiff(softmaxOfQk(r), trainer.attention(copy));
+      assert.ok(diff < QK_TOLERANCE, `${name} ${copy}: max |Δweight| ${diff}`);
+      got[name][copy] = r;
+    }
+    trainer.delete();
+  }
+  for (const copy of ['none', 'sqrt', 'linear']) {
+    assert.deepEqual(got.simd[copy].q, got.scalar[copy].q, `${copy}.q: the same bits in both builds`);
+    assert.deepEqual(got.simd[copy].k, got.scalar[copy].k, `${copy}.k: the same bits in both builds`);
+  }
+});
+
+test('train: qk of QK-norm, soft-cap and s·ln T copies reproduces their attention', async () => {
+  const { simd } = await bothEngines();
+  const trainer = simd.train({ dk: 16, seqLen: 12, batchSize: 4, initScale: 2, copies: NEWER });
+  trainer.step(40);
+  for (const spec of NEWER) {
+    const r = trainer.qk(spec.name);
+    assert.equal(r.scale, spec.scale === 'sqrt' ? Math.fround(1 / 4) : 1, spec.name);
+    const diff = maxAbsDiff(softmaxOfQk(r, spec), trainer.attention(spec.name));
+    assert.ok(diff < QK_TOLERANCE, `${spec.name}: max |Δweight| ${diff}`);
+  }
+  trainer.delete();
+});
+
+test('train: qk of an unknown copy, of a non-string or of a deleted trainer throws as attention does', async () => {
+  const { simd } = await bothEngines();
+  const trainer = simd.train({ dk: 8, seqLen: 8, batchSize: 2 });
+  for (const bad of ['custom', 'SQRT', '']) {
+    const message = (() => {
+      try {
+        trainer.attention(bad);
+      } catch (e) {
+        return e.message;
+      }
+    })();
+    assert.throws(
+      () => trainer.qk(bad),
+      (e) => e instanceof RangeError && e.message === message,
+      bad,
+    );
+  }
+  assert.throws(
+    () => trainer.qk('custom'),
+    /^RangeError: copy must be one of 'none', 'sqrt', 'linear', got "custom"$/,
+  );
+  assert.throws(() => trainer.qk(1), TypeError);
+  assert.equal(trainer.qk('sqrt').q.length, 64, 'usable after the errors');
+  trainer.delete();
+  assert.throws(() => trainer.qk('sqrt'), /deleted/);
+});

@@ -92,9 +92,9 @@ function unionOf(dts, name) {
 const typesPath = (entry) => pkg.exports[entry].types.replace(/^\.\//, '');
 const engineDts = read(typesPath('.'));
 const componentDts = read(typesPath('./component'));
-// attnscale/tensors: index.d.ts re-exports the declarations of its modules.
-const tensorsDts = ['read-tensors.d.ts', 'pair-heads.d.ts']
-  .map((f) => read(join(dirname(typesPath('./tensors')), f)))
+// attnscale/tensors: index.d.ts re-exports the declarations of its modules (`export * from './x.js'`).
+const tensorsDts = [...read(typesPath('./tensors')).matchAll(/^export \* from '\.\/([\w-]+)\.js';$/gm)]
+  .map((m) => read(join(dirname(typesPath('./tensors')), `${m[1]}.d.ts`)))
   .join('\n');
 const kebab = (s) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 

@@ -23,6 +23,7 @@
 //          op 'create' { cfg, attention? }: a new trainer (engine.train) replaces the session's one
 //          op 'step' { n, attention? }: n steps of every copy → { step, copies, ms, total }
 //          op 'reset' { attention? } | 'attention' | 'delete'
+//          op 'qk': { qk: { copy: trainer.qk(copy) } }, the q and k of every copy
 //          (attention: true adds { attention: { copy: Float32Array(T²) } } of the fixed example)
 //   out: { type: 'ready', info, schema, trainSchema, defaults } once, or { type: 'fatal', message }
 //        { type: 'error', session, id, kind, name, message, memory, cfg? } — `memory`: the engine

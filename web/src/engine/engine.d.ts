@@ -350,6 +350,20 @@ export class SweepJob<Key extends string = string> {
   delete(): void;
 }
 
+/** `trainer.qk(copy)`: the queries and keys of the fixed example that `attention(copy)` comes from. */
+export interface TrainQk {
+  /** seqLen × dk, row-major (row = position): after QK-norm and its gains, rounded to the precision. */
+  q: Float32Array;
+  /** seqLen × dk, as q. */
+  k: Float32Array;
+  seqLen: number;
+  dk: number;
+  /** Always 1: the model has one attention head. */
+  heads: number;
+  /** The multiplier of q·kᵀ (float32), before the copy's length factor and soft-cap. */
+  scale: number;
+}
+
 export class Trainer<Names extends string = TrainCopy> {
   private constructor();
   readonly config: FullTrainConfig;
@@ -357,6 +371,8 @@ export class Trainer<Names extends string = TrainCopy> {
   step(n?: number): TrainStepResult<Names>;
   /** The seqLen × seqLen weights of one fixed example under the copy's current weights. */
   attention(copy: Names): Float32Array;
+  /** The queries and keys of that example: softmax(q·kᵀ·scale) by rows is `attention(copy)`. */
+  qk(copy: Names): TrainQk;
   /** Steps run since the last reset. */
   readonly steps: number;
   /** Back to the initial weights and step 0. */

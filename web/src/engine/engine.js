@@ -290,6 +290,19 @@ export class Trainer {
     return throwIfError(this.#alive().attention(copy)).values;
   }
 
+  /**
+   * The queries and keys of that example, { q, k, seqLen, dk, heads, scale }: q and k are
+   * seqLen × dk (row-major, one head) after QK-norm and rounded to the precision, so
+   * attention(copy) is the row softmax of q·kᵀ times `scale` (then the copy's length factor and
+   * soft-cap, if it has them).
+   */
+  qk(copy) {
+    if (typeof copy !== 'string')
+      throw new TypeError(`copy must be a copy's name (a string), got ${typeof copy}`);
+    const { q, k, scale } = throwIfError(this.#alive().qk(copy));
+    return { q, k, seqLen: this.config.seqLen, dk: this.config.dk, heads: 1, scale };
+  }
+
   /** Steps run since the last reset. */
   get steps() {
     return this.#alive().stepsDone();

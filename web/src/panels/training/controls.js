@@ -90,6 +90,16 @@ function transportOf(idp, on) {
     'aria-label': 'Reset: back to the starting weights, step 0',
     onclick: on.reset,
   });
+  const downloadBtn =
+    on.downloadQk &&
+    h('button', {
+      type: 'button',
+      class: 'btn small',
+      'data-download-qk': '',
+      text: 'Download q, k (.safetensors)',
+      title: 'The queries and keys of every copy at this step, one (T, d_k) pair each',
+      onclick: on.downloadQk,
+    });
   const stepOut = h('output', { 'data-stat': 'train.step', text: '0' });
   const speedOut = h('output', { 'data-stat': 'train.speed', text: '—' });
   const el = h(
@@ -105,6 +115,7 @@ function transportOf(idp, on) {
       speedOut,
       ' steps/s',
     ),
+    downloadBtn,
   );
   return { el, playBtn, stepBtn, stepOut, speedOut };
 }
@@ -184,7 +195,8 @@ function copiesPickerOf(idp, onChange) {
 
 /**
  * createTrainingControls(body, idp, on) appends the controls to `body`. `on`: { playOrPause(),
- * step(), reset(), preset(p), copies(name), setting(name, value) }.
+ * step(), reset(), downloadQk() (null: no download button), preset(p), copies(name),
+ * setting(name, value) }.
  */
 export function createTrainingControls(body, idp, on) {
   const transport = transportOf(idp, on);

@@ -5,14 +5,15 @@
 export function createTrainers(getEngine, post) {
   const trainers = new Map(); // session → Trainer
 
-  function attentionOf(trainer) {
+  /** { copy: trainer[method](copy) } for every copy the trainer trains ('attention' or 'qk'). */
+  function perCopy(trainer, method) {
     const names = trainer.config.copies?.map((c) => c.name) ?? [
       'none',
       'sqrt',
       'linear',
       ...(typeof trainer.config.scale === 'number' ? ['custom'] : []),
     ];
-    return Object.fromEntries(names.map((c) => [c, trainer.attention(c)]));
+    return Object.fromEntries(names.map((c) => [c, trainer[method](c)]));
   }
 
   function close(session) {
@@ -20,7 +21,7 @@ export function createTrainers(getEngine, post) {
     trainers.delete(session);
   }
 
-  /** Carries out one request: op 'create' | 'step' | 'reset' | 'attention' | 'delete'. */
+  /** Carries out one request: op 'create' | 'step' | 'reset' | 'attention' | 'qk' | 'delete'. */
   function handle(m) {
     const { session, id, tag, op } = m;
     if (op === 'create') {
@@ -44,12 +45,15 @@ export function createTrainers(getEngine, post) {
       for (const c of Object.values(r.copies)) for (const a of Object.values(c)) transfer.push(a.buffer);
     } else if (op === 'reset') {
       t.reset();
+    } else if (op === 'qk') {
+      out.qk = perCopy(t, 'qk');
+      for (const { q, k } of Object.values(out.qk)) transfer.push(q.buffer, k.buffer);
     } else if (op !== 'attention' && op !== 'create') {
       throw new Error(`unknown training op ${op}`);
     }
     out.total = t.steps;
     if (m.attention || op === 'attention') {
-      out.attention = attentionOf(t);
+      out.attention = perCopy(t, 'attention');
       for (const a of Object.values(out.attention)) transfer.push(a.buffer);
     }
     post(out, transfer);

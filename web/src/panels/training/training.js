@@ -18,7 +18,7 @@
 // The parts: controls.js (what the reader sets), charts.js, heat.js and table.js (what is drawn),
 // run-data.js (the run as received); this file runs the loop between them and the Worker.
 import { panelFrame } from '../../charts/panel-frame.js';
-import { h, uniquePrefix } from '../../ui/dom.js';
+import { download, h, uniquePrefix } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
 import {
   DEFAULT_COPIES,
@@ -103,6 +103,7 @@ export function mount(el, ctx = {}) {
     playOrPause: () => (playing ? pause() : play()),
     step: () => stepOnce(),
     reset: () => reset(),
+    downloadQk: import.meta.env.MODE === 'offline' ? null : () => downloadQk(), // none offline (size)
     preset: (p) => applyPreset(p),
     copies: (name) => changeCopies(name),
     setting: (name, value) => changeSetting(name, value),
@@ -228,6 +229,7 @@ export function mount(el, ctx = {}) {
   }
   function onMessage(m) {
     if (m.op === 'step' && m.id === inflight) inflight = 0;
+    if (m.op === 'qk') saveQk(m);
     if (m.tag !== gen || !run) {
       pump();
       updateButtons();
@@ -350,6 +352,17 @@ export function mount(el, ctx = {}) {
     setStatus(`Running ${STEP_BUTTON_STEPS} steps.`);
     pausedNote = (n) => `Ran ${STEP_BUTTON_STEPS} steps: now at step ${n}.`;
     pump();
+  }
+  function downloadQk() {
+    if (!derived) return;
+    ensureRun();
+    session.send('qk', { tag: gen });
+  }
+  /** m.qk: every copy's q and k when the request's turn came (m.total steps), whatever ran since. */
+  async function saveQk(m) {
+    if (import.meta.env.MODE === 'offline') return; // and the writer stays out of the file
+    const { qkFile, qkFileName } = await import('./qk-file.js');
+    download(new Blob([qkFile({ ...m, steps: m.total })]), qkFileName(m.total));
   }
   function reset() {
     playing = false;
