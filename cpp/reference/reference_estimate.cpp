@@ -105,11 +105,10 @@ void row_sums_of(const std::vector<double>& m, const Config& c, const std::vecto
 
 // The mean over rows i with use[i], its variance post-stratified on saturation: the within-kind
 // part as the total sum of squares less the between-kind one, Σ(y − ȳ)² − Σ_h n_h(ȳ_h − ȳ)², and
-// the between-kind part with Agresti–Coull's share of saturated rows and Δ = ȳ_sat − ȳ_unsat (or,
-// with one kind unseen, the distance to the other kind's farthest value).
+// the between-kind part with Agresti–Coull's share of saturated rows and Δ = ȳ_sat − ȳ_unsat (all
+// saturated: Δ = far − ȳ_sat; one unsaturated row: its spread ((far − ȳ_sat)/2)² at 3/(n + 4)).
 Estimate saturation_mean(const std::vector<double>& y, const std::vector<double>& use,
-                         const std::vector<double>& saturated, double farUnsaturated,
-                         double farSaturated, int r, int T) {
+                         const std::vector<double>& saturated, double far, int r, int T) {
   double n = 0, n1 = 0, sum = 0, sum1 = 0;
   for (std::size_t i = 0; i < y.size(); ++i) {
     n += use[i];
@@ -125,13 +124,9 @@ Estimate saturation_mean(const std::vector<double>& y, const std::vector<double>
   const double between =
       n1 * (mean1 - mean) * (mean1 - mean) + n0 * (mean0 - mean) * (mean0 - mean);
   double within = n > 1 ? (total - between) / ((n - 1) * n) : 0.0;
-  // A kind seen once: variance ((farUnsaturated − farSaturated)/2)² at share 3/(n + 4).
-  const double halfRange = (farUnsaturated - farSaturated) / 2;
-  within += (n0 == 1 ? 1 : 0) * 3 / (n + 4) * halfRange * halfRange / (n + 4);
-  within += (n1 == 1 ? 1 : 0) * 3 / (n + 4) * halfRange * halfRange / (n + 4);
-  const double gap = n0 == 0   ? farUnsaturated - mean1
-                     : n1 == 0 ? farSaturated - mean0
-                               : mean1 - mean0;
+  double gap = 0;
+  if (n1 > 0) gap = n0 > 0 ? mean1 - mean0 : far - mean1;
+  if (n1 > 0 && n0 == 1) within += 3 / (n + 4) * (far - mean1) * (far - mean1) / 4 / (n + 4);
   const double p = (n1 + 2) / (n + 4);
   const double f = static_cast<double>(r) / T;
   return {mean, std::sqrt(std::max(0.0, (1 - f) * (within + p * (1 - p) * gap * gap / (n + 4))))};
@@ -198,9 +193,9 @@ std::vector<EstimateStats> reference_estimate(const std::vector<Config>& configs
       logitBad += bad[s];
     }
     const double jMax = std::sqrt(2 / (3 * std::sqrt(3.0)));
-    e.entropy = saturation_mean(entropy, finite, sat, std::log(T), 0, r, T);
-    e.maxWeight = saturation_mean(maxWeight, finite, sat, 1.0 / T, 1, r, T);
-    e.jacobianNormMean = saturation_mean(jacobian, finite, sat, jMax, 0, r, T);
+    e.entropy = saturation_mean(entropy, finite, sat, std::log(T), r, T);
+    e.maxWeight = saturation_mean(maxWeight, finite, sat, 1.0 / T, r, T);
+    e.jacobianNormMean = saturation_mean(jacobian, finite, sat, jMax, r, T);
     double finiteRows = 0;
     for (double f : finite) finiteRows += f;
     e.saturatedFraction = agresti_coull(saturated, finiteRows, r, T);

@@ -120,14 +120,13 @@ void EstimateJob::end_scale(int s) {
     finiteRows += 1;
     saturatedRows += saturated[i];
   }
-  // The value a row of the other kind can take farthest from the kind seen: an unsaturated row
-  // up to ln T nats, down to a largest weight of 1/T, up to ‖J‖_F = √(2/(3√3)) (‖J‖²_F ≤
-  // λ_max·tr J ≤ p_max(1 − p_max²), as 0 ≼ J = diag(p) − ppᵀ ≼ diag(p)); a saturated row down to
-  // 0 nats, up to a weight of 1, down to ‖J‖_F = 0.
+  // The value farthest from saturation a row can take: ln T nats, a largest weight of 1/T,
+  // ‖J‖_F = √(2/(3√3)) (‖J‖²_F ≤ λ_max·tr J ≤ p_max(1 − p_max²), as 0 ≼ J = diag(p) − ppᵀ ≼
+  // diag(p)).
   const double T = T_, jacobianMax = std::sqrt(2 / (3 * std::sqrt(3.0)));
-  e.entropy = saturation_mean_estimate(entropy, finite, saturated, {std::log(T), 0}, T_);
-  e.maxWeight = saturation_mean_estimate(maxWeight, finite, saturated, {1 / T, 1}, T_);
-  e.jacobianNormMean = saturation_mean_estimate(jacobian, finite, saturated, {jacobianMax, 0}, T_);
+  e.entropy = saturation_mean_estimate(entropy, finite, saturated, std::log(T), T_);
+  e.maxWeight = saturation_mean_estimate(maxWeight, finite, saturated, 1 / T, T_);
+  e.jacobianNormMean = saturation_mean_estimate(jacobian, finite, saturated, jacobianMax, T_);
   e.saturatedFraction = share_estimate(saturatedRows, finiteRows, r_, T_);
   const Estimate bad = share_estimate(r_ - finiteRows, r_, r_, T_);
   e.nonFiniteRows = {bad.value * T_, bad.se * T_};

@@ -65,7 +65,7 @@ MomentEstimates moment_estimates(const std::vector<double>& count, const std::ve
 }
 
 Estimate saturation_mean_estimate(const std::vector<double>& y, const std::vector<char>& use,
-                                  const std::vector<char>& saturated, KindBounds farthest,
+                                  const std::vector<char>& saturated, double unsaturatedFar,
                                   int population) {
   const int r = static_cast<int>(y.size());
   double n[2] = {0, 0}, sum[2] = {0, 0};
@@ -85,14 +85,12 @@ Estimate saturation_mean_estimate(const std::vector<double>& y, const std::vecto
       within += c * c;
     }
   within = total > 1 ? within / ((total - 1) * total) : 0.0;
-  // A kind seen in one row shows no spread: it gets the largest variance any row can have,
-  // (range/2)² with the range between the two farthest values, at its Agresti–Coull share.
-  const double range = farthest.unsaturated - farthest.saturated;
-  for (int h = 0; h < 2; ++h)
-    if (n[h] == 1) within += (3 / (total + 4)) * range * range / 4 / (total + 4);
-  const double gap = n[0] == 0   ? farthest.unsaturated - mean[1]
-                     : n[1] == 0 ? farthest.saturated - mean[0]
-                                 : mean[1] - mean[0];
+  double gap = n[0] > 0 && n[1] > 0 ? mean[1] - mean[0] : 0.0;
+  if (n[1] > 0 && n[0] == 0) gap = unsaturatedFar - mean[1];
+  if (n[1] > 0 && n[0] == 1) {  // one unsaturated row: anywhere from the saturated mean to far
+    const double half = (unsaturatedFar - mean[1]) / 2;
+    within += 3 / (total + 4) * half * half / (total + 4);
+  }
   const double tilde = (n[1] + 2) / (total + 4);
   const double between = gap == 0 ? 0.0 : tilde * (1 - tilde) * gap * gap / (total + 4);
   return {(sum[0] + sum[1]) / total, std::sqrt(fpc(r, population) * (within + between))};

@@ -45,22 +45,20 @@ MomentEstimates moment_estimates(const std::vector<double>& count, const std::ve
                                  const std::vector<double>& squares, int population);
 
 // A mean over rows of y whose value depends on whether the row's softmax is saturated (largest
-// weight > 0.99): entropy, largest weight, Jacobian norm. Where the softmax saturates
-// the rows split into two kinds with very different values, and the few rows of the rarer kind
-// carry the mean; a sample with none of them has a sample variance near 0 and would claim
-// certainty. So the variance is that of the mean post-stratified on the two kinds (§5A.9), with
-// the kinds' shares estimated by Agresti–Coull as in share_estimate:
-//   v = (1 − f)·[Σ_h Σ_{i∈h} (y_i − ȳ_h)²/((n − 1)·n) + p̃(1 − p̃)·Δ²/(n + 4)],
-// Δ = ȳ_sat − ȳ_unsat; when the sample holds rows of one kind only, Δ is the distance from their
-// mean to `farthest` of the other kind, the value farthest from them that such a row can take;
-// a kind seen in one row adds the largest variance a row can have, ((farthest.unsaturated −
-// farthest.saturated)/2)², at its share 3/(n + 4). With both kinds common it is the usual s²/n. y
-// over the rows with use[i]; the value is their plain mean.
-struct KindBounds {
-  double unsaturated, saturated;
-};
+// weight > 0.99): entropy, largest weight, Jacobian norm. As the softmax saturates, the rows'
+// values pile up at their bound (0 nats, a weight of 1) and the mean is carried by the few rows
+// that are not saturated; a sample with none of them has a sample variance near 0 (1e-24 nats)
+// and would claim certainty. So the variance is that of the mean post-stratified on the two kinds
+// (§5A.9), with the kinds' shares by Agresti–Coull as in share_estimate, p̃ = (n_sat + 2)/(n + 4):
+//   v = (1 − f)·[Σ_h Σ_{i∈h} (y_i − ȳ_h)²/((n − 1)·n) + p̃(1 − p̃)·Δ²/(n + 4)],  Δ = ȳ_sat − ȳ_unsat.
+// A sample whose rows are all saturated takes Δ = unsaturatedFar − ȳ_sat, unsaturatedFar being
+// the value farthest from saturation a row can take; one with a single unsaturated row adds that
+// row's unknown spread, ((unsaturatedFar − ȳ_sat)/2)², at its share 3/(n + 4). A sample with no
+// saturated row gets no such term: its values lie inside their range, where a row's largest
+// weight varies smoothly with its logits' spread and the sample variance shows how far the
+// population reaches (the plain s²/n). The value is the plain mean of y over the rows with use[i].
 Estimate saturation_mean_estimate(const std::vector<double>& y, const std::vector<char>& use,
-                                  const std::vector<char>& saturated, KindBounds farthest,
+                                  const std::vector<char>& saturated, double unsaturatedFar,
                                   int population);
 
 // A share k/n of `trials` sampled rows (all r, or the finite ones) with a property. The value is
