@@ -22,8 +22,6 @@ namespace {
 constexpr int kBlockCols = 256;
 // Work per step, as PointJob's (point_job.cpp): ~2–3 ms in either wasm build.
 constexpr double kStepFlops = simd::kHasSimd ? 6e7 : 1e7;
-// Packed panels of K per step (T × 16 floats each).
-constexpr int kPanelsPerStep = 16;
 
 }  // namespace
 
@@ -77,7 +75,8 @@ EstimateJob::EstimateJob(std::vector<Config> configs, std::vector<int> dks, int 
   const std::size_t rT = static_cast<std::size_t>(r_) * T_;
   k_.resize(static_cast<std::size_t>(T_) * cols_);
   q_.resize(static_cast<std::size_t>(r_) * cols_);
-  kPacked_.resize(static_cast<std::size_t>(panel::panel_count(cols_)) * T_ * panel::kPanelWidth);
+  kPacked_.resize(static_cast<std::size_t>(chunk_count()) * chunk_floats());
+  dq_.resize(static_cast<std::size_t>(r_) * cols_);
   logits_.assign(rT, 0.0f);
   gradWeights_.assign(rT, 0.0f);
   z_.resize(rT);
@@ -188,10 +187,12 @@ void EstimateJob::plan(int d) {
       normEstimates_ = moment_estimates(m.count, m.sum, m.squares, T_);
     });
   }
-  // K (or K̂) packed whole for the backward's dQ = dS K: panels of 16 columns over every row.
-  const int panels = panel::panel_count(d), from = norm ? 0 : packedPanels_;
-  for (int p0 = from; p0 < panels; p0 += kPanelsPerStep)
-    add([this, p0, panels] { pack_k_panels(p0, std::min(panels, p0 + kPanelsPerStep)); });
+  // K (or K̂) packed for the backward's dQ = dS K, a chunk of its rows at a time; without QK-norm
+  // only the panels of columns new since the last point.
+  const int from = norm ? 0 : packedPanels_;
+  const double copies = static_cast<double>(kChunkRows) * (d - from * panel::kPanelWidth);
+  add_blocks(chunk_count(), 30 * copies,
+             [this, from](int c0, int c1) { pack_k_chunks(from, c0, c1); });
   packedPanels_ = norm ? 0 : d / panel::kPanelWidth;
 
   for (int s = 0; s < static_cast<int>(configs_.size()); ++s) {
@@ -203,7 +204,10 @@ void EstimateJob::plan(int d) {
       results_[s].logitStd = e.std;
     });
     add_blocks(r_, 300 * T, [this, s](int s0, int s1) { softmax_rows(s, s0, s1); });
-    add_blocks(r_, 2 * T * dd + 60 * T, [this, s](int s0, int s1) { backward_rows(s, s0, s1); });
+    add_blocks(r_, 60 * T, [this, s](int s0, int s1) { ds_rows(s, s0, s1); });
+    add_blocks(chunk_count(), 2.0 * r_ * kChunkRows * dd,
+               [this](int c0, int c1) { dq_chunks(c0, c1); });
+    add_blocks(r_, 30 * dd, [this, s](int s0, int s1) { dq_rows(s, s0, s1); });
     add([this, s] { end_scale(s); });
   }
 }
@@ -309,15 +313,18 @@ void EstimateJob::norm_product_rows(int s0, int s1) {
   round_rows(normLogits_, s0, s1);
 }
 
-// Panels [p0, p1) of the backward's B = K (T × d_k) or K̂, each over all T rows.
-void EstimateJob::pack_k_panels(int p0, int p1) {
+// Chunks [c0, c1) of the rows of the backward's B = K (T × d_k) or K̂, panels `from` on. Chunk c
+// holds rows [c·kChunkRows, …) as panels of 16 columns, each k-major (panel_gemm.hpp), so that
+// dQ = dS K can run a chunk of K at a time past every sampled row while it is in cache.
+void EstimateJob::pack_k_chunks(int from, int c0, int c1) {
   const bool norm = configs_.front().qkNorm != QkNorm::none;
   const float* src = norm ? kn_.data() : k_.data();
   const long ld = norm ? dk_ : cols_;
-  for (int p = p0; p < p1; ++p) {
-    const int col = p * panel::kPanelWidth, width = std::min(panel::kPanelWidth, dk_ - col);
-    panel::pack_panels(T_, width, src + col, ld, 1,
-                       kPacked_.data() + static_cast<std::size_t>(p) * T_ * panel::kPanelWidth);
+  const int col = from * panel::kPanelWidth;
+  for (int c = c0; c < c1; ++c) {
+    const int k0 = c * kChunkRows, kc = std::min(kChunkRows, T_ - k0);
+    panel::pack_panels(kc, dk_ - col, src + static_cast<std::size_t>(k0) * ld + col, ld, 1,
+                       chunk_panels(c) + static_cast<std::size_t>(from) * kc * panel::kPanelWidth);
   }
 }
 

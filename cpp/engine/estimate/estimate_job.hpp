@@ -33,6 +33,7 @@
 #include "engine/estimate/estimators.hpp"
 #include "engine/point_job/point_job.hpp"
 #include "engine/workspace.hpp"
+#include "gemm/panel_gemm.hpp"
 #include "kernels/logit_transform.hpp"
 
 namespace attnscale {
@@ -99,12 +100,21 @@ class EstimateJob {
   void round_rows(const std::vector<float>& from, int s0, int s1);
   void normalize_rows(int t0, int t1);
   void norm_product_rows(int s0, int s1);
-  void pack_k_panels(int p0, int p1);
+  void pack_k_chunks(int from, int c0, int c1);
   void scaled_rows(int s, int s0, int s1);
   void softmax_rows(int s, int s0, int s1);
-  void backward_rows(int s, int s0, int s1);
+  void ds_rows(int s, int s0, int s1);
+  void dq_chunks(int c0, int c1);
+  void dq_rows(int s, int s0, int s1);
   void end_scale(int s);
   int keys(int sample) const;
+  // K's rows in chunks for dQ = dS K (kPacked_): their count, the floats each holds, the first.
+  static constexpr int kChunkRows = 32;
+  int chunk_count() const { return (T_ + kChunkRows - 1) / kChunkRows; }
+  std::size_t chunk_floats() const {
+    return static_cast<std::size_t>(panel::panel_count(cols_)) * kChunkRows * panel::kPanelWidth;
+  }
+  float* chunk_panels(int c) { return kPacked_.data() + c * chunk_floats(); }
 
   std::vector<Config> configs_;
   std::vector<int> dks_, rows_;
@@ -113,8 +123,9 @@ class EstimateJob {
   int sampled_ = 0;       // columns [0, sampled_) are in k_, q_ and the two products
   int packedPanels_ = 0;  // whole panels of K in kPacked_ (without QK-norm)
 
-  RawFloats k_, q_;                            // T × cols and r × cols, rounded
-  RawFloats kPacked_;                          // K (or K̂) over [0, d_k), packed for dS K
+  RawFloats k_, q_;        // T × cols and r × cols, rounded
+  RawFloats kPacked_;      // K (or K̂) over [0, d_k), chunks packed for dS K
+  std::vector<float> dq_;  // r × d_k: ∂L/∂Q (or ∂L/∂Q̂) of the sampled rows
   std::vector<float> logits_, gradWeights_;    // r × T: QKᵀ and GVᵀ of the sampled rows, fp32
   std::vector<float> kBlock_, vBlock_;         // T × kBlockCols: one column block
   std::vector<float> qBlock_, gBlock_;         // r × kBlockCols
@@ -122,7 +133,7 @@ class EstimateJob {
   ColumnHashes hashes_;
   std::vector<float> kn_, qn_, kInv_, qInv_, normLogits_;  // QK-norm
   RawFloats z_, p_, ds_;                                   // r × T, one set at a time
-  std::vector<float> rowsA_, panel_, slope_;
+  std::vector<float> panel_, slope_;
 
   RowMoments raw_, norm_, scaled_;
   MomentEstimates rawEstimates_, normEstimates_;

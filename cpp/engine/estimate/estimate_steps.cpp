@@ -57,13 +57,13 @@ void EstimateJob::softmax_rows(int s, int s0, int s1) {
   }
 }
 
-// dS = s · P ⊙ (dP − rowsum(P ⊙ dP)) (× the logit slope beyond the scale), then the rows of
-// dQ = dS K (dQ̂ = dS K̂ back through QK-norm), of which each row's Σ dQ² is kept.
-void EstimateJob::backward_rows(int s, int s0, int s1) {
+// dS = s · P ⊙ (dP − rowsum(P ⊙ dP)) (× the logit slope beyond the scale), as the exact ds_rows.
+void EstimateJob::ds_rows(int s, int s0, int s1) {
   const Config& c = configs_[s];
   const float scale = transform_.scale;
   const std::vector<float>& src = c.qkNorm == QkNorm::none ? logits_ : normLogits_;
   slope_.resize(T_);
+  if (s0 == 0) std::fill_n(dq_.data(), static_cast<std::size_t>(r_) * dk_, 0.0f);
   for (int i = s0; i < s1; ++i) {
     const int n = keys(i);
     const std::size_t at = static_cast<std::size_t>(i) * T_;
@@ -83,14 +83,24 @@ void EstimateJob::backward_rows(int s, int s0, int s1) {
     }
     std::fill(ds + n, ds + T_, 0.0f);
   }
+}
+
+// dQ += dS[:, chunk] · K[chunk, :] over chunks [c0, c1) of K's rows, for every sampled row: each
+// entry goes on summing in key order, so the chunks give the bits of one product.
+void EstimateJob::dq_chunks(int c0, int c1) {
+  for (int c = c0; c < c1; ++c) {
+    const int k0 = c * kChunkRows, kc = std::min(kChunkRows, T_ - k0);
+    panel::accumulate_packed(r_, dk_, kc, ds_.data() + k0, T_, chunk_panels(c), dq_.data(), dk_);
+  }
+}
+
+// Each row of dQ (dQ̂ back through QK-norm) to its Σ dQ².
+void EstimateJob::dq_rows(int s, int s0, int s1) {
+  const Config& c = configs_[s];
   const int d = dk_;
-  const bool norm = c.qkNorm != QkNorm::none;
-  rowsA_.assign(static_cast<std::size_t>(s1 - s0) * d, 0.0f);
-  panel::accumulate_packed(s1 - s0, d, T_, ds_.data() + static_cast<std::size_t>(s0) * T_, T_,
-                           kPacked_.data(), rowsA_.data(), d);
   for (int i = s0; i < s1; ++i) {
-    float* dq = rowsA_.data() + static_cast<std::size_t>(i - s0) * d;
-    if (norm)
+    float* dq = dq_.data() + static_cast<std::size_t>(i) * d;
+    if (c.qkNorm != QkNorm::none)
       normalize_row_backward(c.qkNorm, qn_.data() + static_cast<std::size_t>(i) * d, qInv_[i], d,
                              dq);
     dqSquares_[i] = sum_squares(dq, d);

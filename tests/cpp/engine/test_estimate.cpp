@@ -227,7 +227,7 @@ TEST(EstimateJob, FiftySettingsWithinFourStandardErrors) {
   const double stds[] = {1, 0.6, 1.8};
   const double rhos[] = {0, 0.4, -0.7, 0.9};
   std::map<std::string, std::pair<int, int>> byField;  // passed, compared
-  int passed = 0, compared = 0;
+  int passed = 0, compared = 0, beyond2 = 0, beyond3 = 0;
   AttentionEngine engine;
   for (int k = 0; k < 50; ++k) {
     Config c = base(Ts[k % 4]);
@@ -251,7 +251,10 @@ TEST(EstimateJob, FiftySettingsWithinFourStandardErrors) {
       for (const EstimateField& f : estimate_fields()) {
         const Estimate got = job.point()[s].*f.member;
         const double want = exact_of(exact, f.name);
-        const bool ok = std::fabs(got.value - want) <= 4 * got.se || same(got.value, want);
+        const double off = std::fabs(got.value - want);
+        const bool ok = off <= 4 * got.se || same(got.value, want);
+        beyond2 += off > 2 * got.se ? 1 : 0;
+        beyond3 += off > 3 * got.se ? 1 : 0;
         ++compared;
         ++byField[f.name].second;
         if (ok) {
@@ -264,7 +267,8 @@ TEST(EstimateJob, FiftySettingsWithinFourStandardErrors) {
       }
     }
   }
-  std::printf("within 4 SE: %d of %d\n", passed, compared);
+  std::printf("within 4 SE: %d of %d (beyond 2 SE: %d, beyond 3 SE: %d)\n", passed, compared,
+              beyond2, beyond3);
   for (const auto& [name, counts] : byField)
     std::printf("  %-18s %d of %d\n", name.c_str(), counts.first, counts.second);
 }
