@@ -140,8 +140,9 @@ export class Engine {
       throw new TypeError('sweepEstimateJob options must be an object like { rows: 128 }');
     }
     const { rows, ...rest } = options;
-    for (const name of Object.keys(rest)) {
-      throw new TypeError(`unknown sweepEstimateJob option '${name.slice(0, 40)}'; valid options: rows`);
+    const unknown = Object.keys(rest)[0];
+    if (unknown !== undefined) {
+      throw new TypeError(`unknown sweepEstimateJob option '${unknown.slice(0, 40)}'; valid options: rows`);
     }
     const keys = scaleKeys(scales);
     const begin = throwIfError(this.#native.estimateBegin(cfg ?? {}, dks, scales, rows));
