@@ -15,6 +15,7 @@
 #include "config/config.hpp"
 #include "engine/analyze.hpp"
 #include "engine/attention_engine.hpp"
+#include "engine/estimate/estimate_job.hpp"
 #include "js_values.hpp"
 #include "kernels/attention_forward.hpp"
 #include "precision/format.hpp"
@@ -24,6 +25,13 @@
 
 namespace attnscale {
 namespace {
+
+// budgetMs from now (from 1e9 ms on, Infinity included: no deadline).
+Clock::time_point deadline_after(double budgetMs) {
+  if (!(budgetMs < 1e9)) return Clock::time_point::max();
+  return Clock::now() +
+         std::chrono::microseconds(static_cast<long long>(std::max(0.0, budgetMs) * 1000));
+}
 
 class JsEngine {
  public:
@@ -137,6 +145,55 @@ class JsEngine {
     lastSweepPhases_ = it->second->phase_ms();
     sweeps_.erase(it);
   }
+
+  // Starts an estimate of sweepBegin's sweep (same arguments, same errors) from `rows` sampled
+  // query rows, an integer in [2, seqLen] (undefined: min(128, seqLen)); returns
+  // { id, dk: Int32Array, rows: Int32Array (the sampled rows) } or an error.
+  val estimateBegin(val cfg, val dks, val scales, val rows) {
+    FieldMap fields;
+    ConfigError err;
+    if (!read_fields(cfg, fields, err)) return error_value(err);
+    std::vector<Config> configs;
+    if (!read_scales(fields, scales, configs, err)) return error_value(err);
+    std::vector<int> list;
+    if (!read_int_list(dks, "dks", 1, 4096, list, err)) return error_value(err);
+    int count = 0;
+    if (!read_estimate_rows(rows, configs.front().seqLen, count, err)) return error_value(err);
+    const int id = nextEstimateId_++;
+    auto job = std::make_unique<EstimateJob>(std::move(configs), list, count);
+    val out = val::object();
+    out.set("id", id);
+    out.set("dk", copy_to_js("Int32Array", list.data(), list.size()));
+    out.set("rows", copy_to_js("Int32Array", job->rows().data(), job->rows().size()));
+    estimates_.emplace(id, std::move(job));
+    return out;
+  }
+
+  // As sweepAdvance, for estimate `id`: a completed point is { done: false, dk, points: [one
+  // estimate per scale] } (estimate_value).
+  val estimateAdvance(int id, double budgetMs) {
+    auto it = estimates_.find(id);
+    val out = val::object();
+    if (it == estimates_.end() || it->second->done()) {
+      estimateEnd(id);
+      out.set("done", true);
+      return out;
+    }
+    EstimateJob& job = *it->second;
+    const int dk = job.nextDk();
+    out.set("done", false);
+    if (!job.advance(deadline_after(budgetMs))) {
+      out.set("dk", val::null());
+      return out;
+    }
+    out.set("dk", dk);
+    val points = val::array();
+    for (const EstimateStats& e : job.point()) points.call<void>("push", estimate_value(e, dk));
+    out.set("points", points);
+    return out;
+  }
+
+  void estimateEnd(int id) { estimates_.erase(id); }
 
   // Milliseconds per phase of the last sweep that ended (a profile for the benchmarks).
   val lastSweepPhaseMs() const {
@@ -267,6 +324,8 @@ class JsEngine {
   std::map<int, std::unique_ptr<SweepJob>> sweeps_;
   PhaseTimes lastSweepPhases_{};
   int nextSweepId_ = 1;
+  std::map<int, std::unique_ptr<EstimateJob>> estimates_;
+  int nextEstimateId_ = 1;
   std::vector<float> buffer_;
 };
 
@@ -386,6 +445,9 @@ EMSCRIPTEN_BINDINGS(attnscale) {
       .function("sweepBegin", &JsEngine::sweepBegin)
       .function("sweepAdvance", &JsEngine::sweepAdvance)
       .function("sweepEnd", &JsEngine::sweepEnd)
+      .function("estimateBegin", &JsEngine::estimateBegin)
+      .function("estimateAdvance", &JsEngine::estimateAdvance)
+      .function("estimateEnd", &JsEngine::estimateEnd)
       .function("seqLenSweepCheck", &JsEngine::seqLenSweepCheck)
       .function("seqLenPoint", &JsEngine::seqLenPoint)
       .function("lastSweepPhaseMs", &JsEngine::lastSweepPhaseMs)

@@ -6,11 +6,13 @@
 
 #include <emscripten/val.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "config/config.hpp"
 #include "engine/analyze.hpp"
+#include "engine/estimate/estimate_job.hpp"
 #include "engine/run_result.hpp"
 #include "train/train.hpp"
 #include "train/train_config_parse.hpp"
@@ -286,6 +288,53 @@ inline void set_stats(val& out, const RunStats& s) {
   out.set("firstNonFiniteStage", s.firstNonFiniteStage == Stage::none
                                      ? val::null()
                                      : val(std::string(stage_name(s.firstNonFiniteStage))));
+}
+
+// The rows of a sweep estimate: an integer in [2, seqLen], min(128, seqLen) when undefined.
+inline bool read_estimate_rows(const val& rows, int seqLen, int& out, ConfigError& err) {
+  if (rows.isUndefined()) {
+    out = std::min(128, seqLen);
+    return true;
+  }
+  const std::string expected =
+      "rows must be an integer in [2, seqLen = " + std::to_string(seqLen) + "]";
+  if (rows.typeOf().as<std::string>() != "number") {
+    err = {"TypeError",
+           expected + ", got " + (rows.isNull() ? "null" : "a " + rows.typeOf().as<std::string>())};
+    return false;
+  }
+  const double x = rows.as<double>();
+  if (!(x >= 2 && x <= seqLen) || static_cast<double>(static_cast<int>(x)) != x) {
+    err = {"RangeError", expected + ", got " + format_number(x)};
+    return false;
+  }
+  out = static_cast<int>(x);
+  return true;
+}
+
+// One scale's estimate at one d_k: { dk, rows, <field>, <field>Se for each estimated field, the
+// sample's jacobianNormMedian and gradNormQ, nonFinite: { logits, exp, weights } (times T/r),
+// exactOnly: [the fields left to the exact sweep] }.
+inline val estimate_value(const EstimateStats& e, int dk) {
+  val out = val::object();
+  out.set("dk", dk);
+  out.set("rows", e.rows);
+  for (const EstimateField& f : estimate_fields()) {
+    const Estimate& x = e.*f.member;
+    out.set(f.name, x.value);
+    out.set(std::string(f.name) + "Se", x.se);
+  }
+  out.set("jacobianNormMedian", e.jacobianNormMedian);
+  out.set("gradNormQ", e.gradNormQ);
+  val nonFinite = val::object();
+  nonFinite.set("logits", e.nonFiniteLogits);
+  nonFinite.set("exp", e.nonFiniteExp);
+  nonFinite.set("weights", e.nonFiniteWeights);
+  out.set("nonFinite", nonFinite);
+  val exactOnly = val::array();
+  for (const char* name : exact_only_fields()) exactOnly.call<void>("push", std::string(name));
+  out.set("exactOnly", exactOnly);
+  return out;
 }
 
 // One head of analyze(): run's fields except those of the sampling (the theory of σ, which

@@ -258,6 +258,9 @@ ReferenceResult reference_run(const Config& c, const ReferenceInputs& in) {
                            : st.nonFinite.weights ? Stage::weights
                            : st.nonFinite.output  ? Stage::output
                                                   : Stage::none;
+  out.rawLogits = std::move(raw);
+  out.normLogits = std::move(normed);
+  out.logits = std::move(z);
   return out;
 }
 

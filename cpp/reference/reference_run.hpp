@@ -23,6 +23,7 @@ struct ReferenceResult {
   std::vector<double> output;        // T×d
   std::vector<double> gradQ, gradK;  // T×d
   std::vector<double> rowEntropy, rowMaxWeight, rowJacobianNorm;
+  std::vector<double> rawLogits, normLogits, logits;  // T×T: round(q·k), round(q̂·k̂) and z
 };
 
 ReferenceResult reference_run(const Config& c, const ReferenceInputs& in);

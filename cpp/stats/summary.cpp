@@ -11,16 +11,8 @@ namespace attnscale {
 namespace {
 using simd::vf;
 constexpr int W = static_cast<int>(simd::W);
+}  // namespace
 
-struct RowSums {
-  double sum = 0;
-  float lo = std::numeric_limits<float>::infinity();
-  float hi = -std::numeric_limits<float>::infinity();
-  std::uint64_t finite = 0, nonFinite = 0;
-};
-
-// Sum, min, max and counts of one row. The vector path is exact for rows with no inf/NaN (then
-// the float sum of ≤ 2048 values is finite); a row with any is redone by the scalar loop.
 RowSums row_sums(const float* x, int n) {
   RowSums r;
   int j = 0;
@@ -57,7 +49,6 @@ RowSums row_sums(const float* x, int n) {
   return r;
 }
 
-// Σ (x − mean)² over the finite entries of one row.
 double row_squares(const float* x, int n, float mean, bool allFinite) {
   double out = 0;
   int j = 0;
@@ -74,7 +65,6 @@ double row_squares(const float* x, int n, float mean, bool allFinite) {
     if (std::isfinite(x[j])) out += (static_cast<double>(x[j]) - mean) * (x[j] - mean);
   return out;
 }
-}  // namespace
 
 Moments visible_moments(const float* m, int seqLen, bool causal) {
   Moments out;

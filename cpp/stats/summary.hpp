@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace attnscale {
@@ -20,6 +21,21 @@ struct Histogram {
 };
 
 inline constexpr int kHistogramBins = 64;
+
+// Sum, min, max and counts of one row's n values. The vector path is exact for rows with no
+// inf/NaN (then the float sum of ≤ 2048 values is finite); a row with any is redone by the scalar
+// loop.
+struct RowSums {
+  double sum = 0;
+  float lo = std::numeric_limits<float>::infinity();
+  float hi = -std::numeric_limits<float>::infinity();
+  std::uint64_t finite = 0, nonFinite = 0;
+};
+RowSums row_sums(const float* x, int n);
+
+// Σ (x − mean)² over the finite entries of one row (allFinite: the row has no inf/NaN, so the
+// vector path applies).
+double row_squares(const float* x, int n, float mean, bool allFinite);
 
 // Mean, population std, min and max of the finite visible entries; NaN fields when none.
 Moments visible_moments(const float* m, int seqLen, bool causal);

@@ -364,6 +364,68 @@ export interface TrainQk {
   scale: number;
 }
 
+/**
+ * The fields a sweep estimate gives with a standard error (`<name>Se`): run's, from the sampled
+ * rows; the SE is 0 where the value is exact (entropyMax, scaleFactor, rawLogitStdTheory,
+ * largestFinite).
+ */
+export type EstimatedName =
+  | 'rawLogitMean'
+  | 'rawLogitStd'
+  | 'rawLogitStdTheory'
+  | 'normLogitStd'
+  | 'scaleFactor'
+  | 'logitMean'
+  | 'logitStd'
+  | 'entropy'
+  | 'entropyMax'
+  | 'maxWeight'
+  | 'saturatedFraction'
+  | 'jacobianNormMean'
+  | 'nonFiniteRows'
+  | 'largestFinite';
+
+/** The fields of run that a sweep estimate leaves to the exact sweep (each estimate's `exactOnly`). */
+export type ExactOnlyName =
+  | 'gradNormQ'
+  | 'gradNormK'
+  | 'jacobianNormMedian'
+  | 'logitMin'
+  | 'logitMax'
+  | 'onlineMaxAbsDiff'
+  | 'nonFinite.output'
+  | 'firstNonFiniteStage';
+
+/** One scale's estimate at one d_k: each estimated field, its standard error, and the sample's own values. */
+export type SweepEstimate = { dk: number; rows: number } & { [K in EstimatedName]: number } & {
+  [K in EstimatedName as `${K}Se`]: number;
+} & {
+  /** The median of ‖diag(p) − ppᵀ‖_F over the sampled rows: no standard error. */
+  jacobianNormMedian: number;
+  /** RMS of ∂L/∂Q over the sampled rows: a preview with no standard error (a few rows can carry it). */
+  gradNormQ: number;
+  /** The sample's inf/NaN counts times seqLen/rows: unbiased, no standard error. */
+  nonFinite: Omit<NonFiniteCounts, 'output'>;
+  exactOnly: ExactOnlyName[];
+};
+
+/** One d_k of a sweep estimate: each scale's estimate. */
+export interface SweepEstimatesPoint<Key extends string = string> {
+  dk: number;
+  points: { [K in Key]: SweepEstimate };
+}
+
+/** A sweep estimate in progress (engine.sweepEstimateJob). */
+export class SweepEstimateJob<Key extends string = string> {
+  private constructor();
+  /** The sampled query rows, ascending. */
+  readonly rows: Int32Array;
+  /** As SweepJob's: a point's estimates, null when about `budgetMs` passed first, or done. */
+  advance(budgetMs?: number): { done: boolean; value: SweepEstimatesPoint<Key> | null };
+  /** Frees the job (call it when dropping a job early). */
+  delete(): void;
+}
+
 export class Trainer<Names extends string = TrainCopy> {
   private constructor();
   readonly config: FullTrainConfig;
@@ -420,6 +482,17 @@ export class Engine {
     dks: ArrayLike<number>,
     scales: S,
   ): SweepJob<ScaleKey<S[number]>>;
+  /**
+   * The same sweep estimated first, from `rows` sampled query rows (an integer in [2, seqLen],
+   * default min(128, seqLen)) against all keys: each point's fields with standard errors, at
+   * about rows/seqLen of the exact work. Same arguments and errors as `sweepScalesJob`.
+   */
+  sweepEstimateJob<const S extends readonly Scale[]>(
+    cfg: Config | null | undefined,
+    dks: ArrayLike<number>,
+    scales: S,
+    options?: { rows?: number },
+  ): SweepEstimateJob<ScaleKey<S[number]>>;
   /** Milliseconds per phase of the last sweep that ended (sampling, products, logits, …). */
   readonly lastSweepPhaseMs: Record<string, number>;
   /**

@@ -128,6 +128,28 @@ export class Engine {
   }
 
   /**
+   * The same sweep estimated first: each d_k point of every scale from `rows` sampled query rows
+   * (an integer in [2, seqLen], default min(128, seqLen)) against all T keys, with a standard
+   * error per field, at about rows/T of the exact sweep's work. A job like sweepScalesJob's:
+   * advance(budgetMs) → { done, value: { dk, points: { [key]: estimate } } | null }; delete().
+   * An estimate is { dk, rows, <field>, <field>Se, …, exactOnly: [fields it leaves to the exact
+   * sweep] } (docs/api.md, "Sweep estimates").
+   */
+  sweepEstimateJob(cfg, dks, scales, options = {}) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError('sweepEstimateJob options must be an object like { rows: 128 }');
+    }
+    const { rows, ...rest } = options;
+    const unknown = Object.keys(rest)[0];
+    if (unknown !== undefined) {
+      throw new TypeError(`unknown sweepEstimateJob option '${unknown.slice(0, 40)}'; valid options: rows`);
+    }
+    const keys = scaleKeys(scales);
+    const begin = throwIfError(this.#native.estimateBegin(cfg ?? {}, dks, scales, rows));
+    return new SweepEstimateJob(this.#native, begin.id, keys, begin.rows);
+  }
+
+  /**
    * Statistics against the sequence length at the config's d_k: yields { seqLen, ...scalars } for
    * each T in `seqLens` (integers in [2, 2048]); each equals run({ ...cfg, seqLen: T })'s
    * scalars (a blockSize above T is lowered to T for that point).
@@ -261,6 +283,43 @@ export class SweepJob {
 
   delete() {
     if (this.#native !== null) this.#native.sweepEnd(this.#id);
+    this.#native = null;
+  }
+}
+
+/** A sweep estimate in progress (Engine#sweepEstimateJob). */
+export class SweepEstimateJob {
+  #native;
+  #id;
+  #keys;
+
+  constructor(native, id, keys, rows) {
+    this.#native = native;
+    this.#id = id;
+    this.#keys = keys;
+    /** The sampled query rows, ascending (Int32Array). */
+    this.rows = rows;
+  }
+
+  advance(budgetMs = Infinity) {
+    if (this.#native === null) throw new Error('this sweep estimate job was deleted');
+    if (typeof budgetMs !== 'number' || !(budgetMs >= 0)) {
+      throw new RangeError(
+        `budgetMs must be a number >= 0 (Infinity: until the next point), got ${String(budgetMs)}`,
+      );
+    }
+    const step = this.#native.estimateAdvance(this.#id, budgetMs);
+    if (step.done) return { done: true, value: null };
+    if (step.dk === null) return { done: false, value: null };
+    const points = {};
+    this.#keys.forEach((key, i) => {
+      points[key] = step.points[i];
+    });
+    return { done: false, value: { dk: step.dk, points } };
+  }
+
+  delete() {
+    if (this.#native !== null) this.#native.estimateEnd(this.#id);
     this.#native = null;
   }
 }
