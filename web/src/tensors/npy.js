@@ -34,25 +34,41 @@ export function formatTuple(shape) {
  * @returns {{ dtype: string, shape: number[], data: Float32Array }}
  */
 export function readNpy(bytes) {
-  if (bytes.length < PREAMBLE + 2) {
-    throw new Error(`the .npy file is truncated (${bytes.length} bytes, too short for its header length)`);
+  const { dataStart, ...header } = readNpyHeader(bytes, bytes.length);
+  return readData(bytes.subarray(dataStart), header);
+}
+
+/** Enough leading bytes of any .npy file this reader accepts for readNpyHeader. */
+export const NPY_HEADER_BYTES = PREAMBLE + 4 + MAX_HEADER_LENGTH;
+
+/**
+ * A .npy file's header from its first bytes (NPY_HEADER_BYTES or the whole file), checked against
+ * the file's length: its dtype, shape, the byte its data starts at and the number of elements.
+ * @param {Uint8Array} head @param {number} fileLength
+ * @returns {{ descr: string, kind: string, fortranOrder: boolean, shape: number[], dataStart: number, count: number }}
+ */
+export function readNpyHeader(head, fileLength) {
+  if (fileLength < PREAMBLE + 2 || head.length < PREAMBLE + 2) {
+    throw new Error(`the .npy file is truncated (${fileLength} bytes, too short for its header length)`);
   }
-  const major = bytes[6];
-  const minor = bytes[7];
+  const major = head[6];
+  const minor = head[7];
   if (minor !== 0 || major < 1 || major > 3) {
     throw new Error(`unsupported .npy format version ${major}.${minor} (supported: 1.0, 2.0, 3.0)`);
   }
   const lengthSize = major === 1 ? 2 : 4;
-  if (bytes.length < PREAMBLE + lengthSize) {
-    throw new Error(`the .npy file is truncated (${bytes.length} bytes, too short for its header length)`);
+  if (fileLength < PREAMBLE + lengthSize) {
+    throw new Error(`the .npy file is truncated (${fileLength} bytes, too short for its header length)`);
   }
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
   const headerLength = lengthSize === 2 ? view.getUint16(PREAMBLE, true) : view.getUint32(PREAMBLE, true);
   const headerStart = PREAMBLE + lengthSize;
-  checkHeaderFits(headerLength, headerStart, bytes.length);
-  const headerBytes = bytes.subarray(headerStart, headerStart + headerLength);
+  checkHeaderFits(headerLength, headerStart, fileLength);
+  const headerBytes = head.subarray(headerStart, headerStart + headerLength);
   const header = parseHeader(major === 3 ? decodeUtf8(headerBytes) : decodeLatin1(headerBytes));
-  return readData(bytes.subarray(headerStart + headerLength), header);
+  const dataStart = headerStart + headerLength;
+  const count = checkDataLength(fileLength - dataStart, header);
+  return { ...header, dataStart, count };
 }
 
 function checkHeaderFits(headerLength, headerStart, fileLength) {
@@ -126,7 +142,13 @@ function dtypeKind(descr) {
   throw new Error(`unsupported dtype '${descr}' (supported: ${SUPPORTED})`);
 }
 
-function readData(data, { descr, kind, fortranOrder, shape }) {
+function readData(data, header) {
+  const count = checkDataLength(data.length, header);
+  return { dtype: header.descr, shape: header.shape, data: decodeElements(data, count, header.kind) };
+}
+
+/** The element count of the array, once its order and byte length are checked. */
+function checkDataLength(dataLength, { kind, fortranOrder, shape }) {
   if (fortranOrder) {
     throw new Error('Fortran-order arrays are not supported (save np.ascontiguousarray(a) instead)');
   }
@@ -139,14 +161,14 @@ function readData(data, { descr, kind, fortranOrder, shape }) {
     }
   }
   const needed = count * size;
-  if (data.length < needed) {
-    throw new Error(`shape ${formatTuple(shape)} needs ${needed} bytes, the file has ${data.length}`);
+  if (dataLength < needed) {
+    throw new Error(`shape ${formatTuple(shape)} needs ${needed} bytes, the file has ${dataLength}`);
   }
-  if (data.length > needed) {
+  if (dataLength > needed) {
     throw new Error(
-      `the file has ${data.length - needed} bytes after its array of shape ${formatTuple(shape)} ` +
+      `the file has ${dataLength - needed} bytes after its array of shape ${formatTuple(shape)} ` +
         '(several arrays saved into one file? save each to its own .npy, or all to one .safetensors)',
     );
   }
-  return { dtype: descr, shape, data: decodeElements(data, count, kind) };
+  return count;
 }

@@ -29,30 +29,8 @@ export function looksLikeSafetensors(bytes) {
  *   metadata: Record<string, string> | null }}
  */
 export function readSafetensors(bytes) {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const headerLength = view.getBigUint64(0, true);
-  if (headerLength > BigInt(bytes.length)) {
-    throw new Error(`header length ${headerLength} is longer than the file (${bytes.length} bytes)`);
-  }
-  if (headerLength > BigInt(bytes.length - LENGTH_SIZE)) {
-    throw new Error(
-      `header length ${headerLength} runs past the end of the file (${bytes.length} bytes; ` +
-        `the header starts at byte ${LENGTH_SIZE})`,
-    );
-  }
-  if (headerLength > BigInt(MAX_HEADER_LENGTH)) {
-    throw new Error(`header length ${headerLength} is over the format's limit of ${MAX_HEADER_LENGTH} bytes`);
-  }
-  const dataStart = LENGTH_SIZE + Number(headerLength);
-  const header = parseHeader(bytes.subarray(LENGTH_SIZE, dataStart));
+  const { dataStart, entries, metadata } = readSafetensorsIndex(bytes, bytes.length);
   const data = bytes.subarray(dataStart);
-  const entries = [];
-  let metadata = null;
-  for (const [name, info] of Object.entries(header)) {
-    if (name === '__metadata__') metadata = checkMetadata(info);
-    else entries.push(checkEntry(name, info, data.length));
-  }
-  checkNoOverlap(entries);
   const tensors = {};
   for (const { name, dtype, kind, shape, count, begin, end } of entries) {
     // defineProperty: a tensor may be called '__proto__' without touching the object's prototype.
@@ -64,6 +42,57 @@ export function readSafetensors(bytes) {
     });
   }
   return { tensors, metadata };
+}
+
+/**
+ * How many leading bytes of a file of `fileLength` bytes readSafetensorsIndex needs, from its first
+ * 8 (the length and the JSON header; at most the file, so that a bad length is reported by it).
+ * @param {Uint8Array} first8 @param {number} fileLength
+ */
+export function safetensorsIndexLength(first8, fileLength) {
+  if (first8.length < LENGTH_SIZE) return fileLength;
+  const headerLength = new DataView(first8.buffer, first8.byteOffset, 8).getBigUint64(0, true);
+  const end = BigInt(LENGTH_SIZE) + headerLength;
+  return end > BigInt(fileLength) || headerLength > BigInt(MAX_HEADER_LENGTH) ? LENGTH_SIZE : Number(end);
+}
+
+/**
+ * The header of a .safetensors file, read from its first bytes (see safetensorsIndexLength) without
+ * its data: where the data starts and each tensor's checked entry, its byte range counted from there.
+ * @param {Uint8Array} head the file's first bytes @param {number} fileLength the whole file's bytes
+ * @returns {{ dataStart: number, metadata: Record<string, string> | null, entries: Array<{ name: string,
+ *   dtype: string, kind: string, shape: number[], count: number, begin: number, end: number }> }}
+ */
+export function readSafetensorsIndex(head, fileLength) {
+  if (fileLength <= LENGTH_SIZE || head.length < LENGTH_SIZE) {
+    throw new Error(`the file is too short for a .safetensors header (${fileLength} bytes)`);
+  }
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  const headerLength = view.getBigUint64(0, true);
+  if (headerLength > BigInt(fileLength)) {
+    throw new Error(`header length ${headerLength} is longer than the file (${fileLength} bytes)`);
+  }
+  if (headerLength > BigInt(fileLength - LENGTH_SIZE)) {
+    throw new Error(
+      `header length ${headerLength} runs past the end of the file (${fileLength} bytes; ` +
+        `the header starts at byte ${LENGTH_SIZE})`,
+    );
+  }
+  if (headerLength > BigInt(MAX_HEADER_LENGTH)) {
+    throw new Error(`header length ${headerLength} is over the format's limit of ${MAX_HEADER_LENGTH} bytes`);
+  }
+  const dataStart = LENGTH_SIZE + Number(headerLength);
+  if (head.length < dataStart)
+    throw new RangeError(`readSafetensorsIndex needs the first ${dataStart} bytes`);
+  const header = parseHeader(head.subarray(LENGTH_SIZE, dataStart));
+  const entries = [];
+  let metadata = null;
+  for (const [name, info] of Object.entries(header)) {
+    if (name === '__metadata__') metadata = checkMetadata(info);
+    else entries.push(checkEntry(name, info, fileLength - dataStart));
+  }
+  checkNoOverlap(entries);
+  return { dataStart, entries, metadata };
 }
 
 function parseHeader(headerBytes) {
