@@ -68,6 +68,11 @@ const NO_HANDLERS = {
   onThresholdsDone() {},
   onStudyPoint() {},
   onStudyDone() {},
+  onReportHead() {},
+  onReportLayerDone() {},
+  onReportDetail() {},
+  onReportPrecision() {},
+  onReportDetailDone() {},
   onError() {},
 };
 
@@ -76,7 +81,7 @@ function computeSession(id, handlers, { fg, pool, hasBackground, forget }) {
   let seq = 0;
   let inFlight = null; // { id, cfg }
   let pending = null; // cfg
-  const jobIds = { sweep: 0, variants: 0, thresholds: 0, study: 0 };
+  const jobIds = { sweep: 0, variants: 0, thresholds: 0, study: 0, report: 0, reportDetail: 0 };
   let sweepPartsLeft = 0; // parts of the current sweep not yet done (one per sweep Worker)
   let failedJob = 0;
   const h = { ...NO_HANDLERS, ...handlers };
@@ -115,6 +120,18 @@ function computeSession(id, handlers, { fg, pool, hasBackground, forget }) {
     thresholdsDone: (m) => m.id === jobIds.thresholds && h.onThresholdsDone(m.id),
     studyPoint: (m) => m.id === jobIds.study && h.onStudyPoint(m),
     studyDone: (m) => m.id === jobIds.study && h.onStudyDone(m.id),
+    reportHead: (m) => m.id === jobIds.report && h.onReportHead(m),
+    reportLayerDone: (m) => m.id === jobIds.report && h.onReportLayerDone(m),
+    reportDetail: (m) => m.id === jobIds.reportDetail && h.onReportDetail(m),
+    reportPrecision: (m) => m.id === jobIds.reportDetail && h.onReportPrecision(m),
+    reportDetailDone: (m) => m.id === jobIds.reportDetail && h.onReportDetailDone(m),
+  };
+  // A model report's layers go to every Worker that computes: slot 0 the foreground one, the
+  // others the pool's (worker.js 'report'); without background Workers, all to the one Worker.
+  const reportSlots = () => (hasBackground ? 1 + pool.size : 1);
+  const postReport = (m, slot) => {
+    if (slot % reportSlots() === 0) fg.postMessage(m);
+    else pool.study(m, (slot % reportSlots()) - 1);
   };
   /** A new background job of `kind`: the session's latest (its id wins over the older ones). */
   const newJob = (kind) => (jobIds[kind] = ++seq);
@@ -159,6 +176,31 @@ function computeSession(id, handlers, { fg, pool, hasBackground, forget }) {
       const jid = newJob('study');
       pool.study({ type: 'study', session: id, id: jid, tasks }, slot);
       return jid;
+    },
+    /** A new model report: its layers (reportLayer) replace the session's earlier ones. */
+    reportStart() {
+      this.reportCancel();
+      return newJob('report');
+    },
+    /** How many Workers a report's layers can be spread over. */
+    get reportSlots() {
+      return reportSlots();
+    },
+    /** One layer of the current report on Worker `slot` (see worker.js 'report'). */
+    reportLayer(layer, slot = 0) {
+      postReport({ type: 'report', session: id, id: jobIds.report, ...layer }, slot);
+    },
+    /** One head in full (worker.js 'reportDetail'), on the foreground Worker; latest wins. */
+    reportDetail(head) {
+      const jid = newJob('reportDetail');
+      fg.postMessage({ type: 'reportDetail', session: id, id: jid, ...head });
+      return jid;
+    },
+    /** Stops the report's layers on every Worker. */
+    reportCancel() {
+      jobIds.report = -1;
+      fg.postMessage({ type: 'cancel', session: id, kind: 'report' });
+      if (hasBackground) pool.broadcast({ type: 'cancel', session: id, kind: 'report' });
     },
     cancel(kind) {
       jobIds[kind] = -1;

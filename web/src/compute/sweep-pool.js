@@ -66,5 +66,9 @@ export function createSweepPool({ create, count = 1, shared = null, route, onFai
     get workers() {
       return workers ?? [];
     },
+    /** How many distinct Workers the pool has (or will have once started). */
+    get size() {
+      return workers ? new Set(workers).size : Math.max(1, count);
+    },
   };
 }

@@ -16,7 +16,12 @@
 //          A fixed list of measurements (the chapter panels that do not follow the page's setting):
 //          task { over: 'dk', cfg, xs, scales } (engine.sweepScalesJob) → { task, x, points };
 //          task { over: 'seqLen', cfg, xs } (engine.sweepSeqLenPoints) → { task, x, point }.
-//        { type: 'cancel', session, kind: 'sweep' | 'variants' | 'thresholds' | 'study' }
+//        { type: 'report', session, id, part, q, k, seqLen, dk, heads, kvHeads, options }
+//          → out 'reportHead'* { part, head, report, ms, memory }, 'reportLayerDone' { part }: one
+//          layer (part = its index) of a model's q and k, a head per slice (panels/report/report-job.js)
+//        { type: 'reportDetail', session, id, q, k, seqLen, dk, options } → out 'reportDetail'
+//          { report }, 'reportPrecision'* { row }, 'reportDetailDone': one head in full
+//        { type: 'cancel', session, kind: 'sweep' | 'variants' | 'thresholds' | 'study' | 'report' }
 //          (every part of that kind)
 //        { type: 'close', session }
 //        { type: 'train', session, id, tag, op, … }                 → out 'train' (same id, op, tag)
@@ -42,6 +47,7 @@ import { sweepJob } from './jobs/sweep.js';
 import { studyJob } from './jobs/study.js';
 import { variantsJob } from '../panels/precision/variants-job.js';
 import { createTrainers } from '../panels/training/training-job.js';
+import { reportDetailJob, reportJob } from '../panels/report/report-job.js';
 
 const SLICE_MS = 20;
 let engine = null;
@@ -88,6 +94,8 @@ const JOBS = {
   variants: variantsJob,
   thresholds: (...args) => thresholdsModule.workerJob(...args),
   study: studyJob,
+  report: reportJob,
+  reportDetail: reportDetailJob,
 };
 const startJob = (m) => ({
   session: m.session,
@@ -193,7 +201,9 @@ self.onmessage = (e) => {
     // falls through
     case 'sweep':
     case 'variants':
-    case 'study': {
+    case 'study':
+    case 'report':
+    case 'reportDetail': {
       if (!engine) {
         pending.push(m);
         return;

@@ -1,7 +1,7 @@
 // The single run of the page's current setting: the engine's scalars and per-row arrays, and the
 // attention matrix reduced for display (the heatmap panel's part). The engine's arrays are the
 // Worker's own copies: they move to the page (transfer), never copied.
-import { downsampleAttention } from '../../panels/heatmap/heatmap-job.js';
+import { downsampleAttention } from './downsample-attention.js';
 
 const HEATMAP_SIDE = 256;
 
