@@ -1,6 +1,8 @@
 // What a panel is mounted with (panels/index.js: mount(el, ctx)): a way to say it has drawn, and,
 // for panels that compute on their own (training), the engine client, the training schema, the
-// page's current config and a way to change it (as a control would).
+// page's current config and a way to change it (as a control would), and a way to mount another
+// registered panel inside one (the report shows a head in the page's own charts).
+import { PANELS } from '../panels/index.js';
 
 /**
  * panelContexts({ root, client, trainSchema, config(), set(partial), onUrlStateChange() })
@@ -25,6 +27,8 @@ export function panelContexts({ root, client, trainSchema, config, set, onUrlSta
       return c ? { ...c } : null;
     },
     setConfig: (partial) => set(partial),
+    /** Mounts the registered panel `other` in `host`, drawn only by its update calls → Promise<its api>. */
+    mountPanel: (other, host) => PANELS[other].load().then((mod) => mod.mount(host, {})),
     onUrlStateChange,
   });
 }

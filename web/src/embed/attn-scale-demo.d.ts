@@ -4,7 +4,7 @@
 import type { FullConfig } from '../engine/engine.js';
 
 /** The panels an element can show (attribute `panel`: one name or a comma list). */
-export type PanelName = 'spread' | 'sigma' | 'entropy' | 'gradients' | 'heatmap' | 'precision' | 'training' | 'thresholds' | 'schemes' | 'length';
+export type PanelName = 'spread' | 'sigma' | 'entropy' | 'gradients' | 'heatmap' | 'precision' | 'training' | 'thresholds' | 'schemes' | 'length' | 'report';
 
 /** Attribute `theme`. */
 export type Theme = 'light' | 'dark' | 'auto';
@@ -21,6 +21,8 @@ export interface AttnScaleDemoAttributes {
   theme?: Theme;
   /** The full page the "Open in attnscale" link goes to (http or https). */
   page?: string;
+  /** With panel 'report': the URL of a .safetensors file to report (same origin, or served with CORS). */
+  src?: string;
   dk?: string;
   'seq-len'?: string;
   precision?: string;

@@ -33,7 +33,7 @@ import dockCss from '../styles/dock.css?inline';
 import touchCss from '../styles/touch.css?inline';
 
 const TAG = 'attn-scale-demo';
-const OPTION_ATTRIBUTES = new Set(['panel', 'controls']);
+const OPTION_ATTRIBUTES = new Set(['panel', 'controls', 'src']);
 const PAGE_ATTRIBUTE = 'page';
 
 let charts = null;
@@ -229,7 +229,13 @@ export class AttnScaleDemo extends HTMLElement {
     const panelEls = {};
     this.#panels.replaceChildren(
       ...panels.map((name) => {
-        panelEls[name] = h('div', { 'data-panel': name, class: `as-panel as-panel-${name}` });
+        // The report panel reads the file named by `src` (same origin, or served with CORS).
+        const src = name === 'report' ? this.getAttribute('src') : null;
+        panelEls[name] = h('div', {
+          'data-panel': name,
+          'data-src': src,
+          class: `as-panel as-panel-${name}`,
+        });
         return panelEls[name];
       }),
     );

@@ -14,6 +14,7 @@ const loaders = {
   thresholds: () => import('./thresholds/thresholds.js'),
   schemes: () => import('./schemes/schemes.js'),
   length: () => import('./length/length.js'),
+  report: () => import('./report/report.js'),
 };
 
 export const PANELS = Object.freeze(

@@ -40,4 +40,5 @@ export const PANEL_META = Object.freeze({
   thresholds: { name: 'thresholds', title: 'Where each format overflows', thresholds: true },
   schemes: { name: 'schemes', title: 'Scaling schemes vs d_k, three assumptions' },
   length: { name: 'length', title: 'Attention vs context length T' },
+  report: { name: 'report', title: 'Your model, head by head' },
 });

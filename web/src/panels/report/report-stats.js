@@ -1,0 +1,134 @@
+// What the report's grid can colour its cells by, the sentence that sums a model up, and the CSV
+// of every head. Pure, no DOM.
+
+/** The detail's precision table: every format, each without and with max subtraction. */
+export const DETAIL_PRECISIONS = Object.freeze(['fp32', 'bf16', 'fp16', 'fp8e5m2', 'fp8e4m3']);
+
+/** ln of each format's largest finite value: exp(z) overflows above it (z the logit fed to exp). */
+export const LN_MAX = Object.freeze({
+  fp32: Math.log(3.4028234663852886e38),
+  bf16: Math.log(3.3895313892515355e38),
+  fp16: Math.log(65504),
+  fp8e5m2: Math.log(57344),
+  fp8e4m3: Math.log(448),
+});
+
+const overflowStat = (format) => ({
+  id: `overflow-${format}`,
+  label: `largest logit ÷ ln(max) of ${format} (${LN_MAX[format].toFixed(2)})`,
+  short: `largest logit ÷ ln(max ${format})`,
+  value: (r) => r.logitMax / LN_MAX[format],
+  range: [0, 2],
+  digits: 3,
+});
+
+/** Each statistic: value(head report) and the range its colours span (values outside are clamped). */
+export const REPORT_STATS = Object.freeze([
+  {
+    id: 'sigma',
+    label: 'σ of the raw logits ÷ its i.i.d. value',
+    short: 'σ ÷ i.i.d. σ',
+    value: (r) => r.rawLogitStd / r.iidRawLogitStd,
+    range: [0, 3],
+    digits: 3,
+  },
+  {
+    id: 'entropy',
+    label: 'entropy of a row ÷ ln n (1: uniform)',
+    short: 'entropy ÷ ln n',
+    value: (r) => r.entropy / r.entropyMax,
+    range: [0, 1],
+    digits: 3,
+  },
+  {
+    id: 'maxWeight',
+    label: 'mean largest weight of a row',
+    short: 'mean largest weight',
+    value: (r) => r.maxWeight,
+    range: [0, 1],
+    digits: 3,
+  },
+  {
+    id: 'saturated',
+    label: 'saturated rows (largest weight > 0.99)',
+    short: 'saturated rows',
+    value: (r) => r.saturatedFraction,
+    range: [0, 1],
+    digits: 3,
+  },
+  ...Object.keys(LN_MAX).map(overflowStat),
+]);
+
+export const statById = (id) => REPORT_STATS.find((s) => s.id === id) ?? REPORT_STATS[0];
+
+/** A value's place on the colour scale, 0…1; NaN for a value that is not finite. */
+export function statPosition(stat, value) {
+  if (!Number.isFinite(value)) return NaN;
+  const [lo, hi] = stat.range;
+  return Math.min(1, Math.max(0, (value - lo) / (hi - lo)));
+}
+
+const median = (xs) => {
+  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
+  return s.length
+    ? s.length % 2
+      ? s[(s.length - 1) / 2]
+      : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+    : NaN;
+};
+const heads = (n) => `${n} head${n === 1 ? '' : 's'}`;
+const have = (n) => (n === 1 ? 'has' : 'have');
+
+/**
+ * What a model's numbers mean, in words: `reports` every head measured so far (with `layer`),
+ * `options` the logit settings they were measured with.
+ */
+export function modelSentence(reports, { precision = 'fp32', subtractMax = true } = {}) {
+  const n = reports.length;
+  if (n === 0) return '';
+  const layers = new Set(reports.map((r) => r.layer)).size;
+  const halfSaturated = reports.filter((r) => r.saturatedFraction > 0.5).length;
+  const ratios = reports.map((r) => r.rawLogitStd / r.iidRawLogitStd);
+  const aligned = ratios.filter((x) => x > 1.5).length;
+  const fp16 = reports.filter((r) => r.logitMax > LN_MAX.fp16).length;
+  const nonFinite = reports.filter((r) => r.nonFinite.weights > 0 || r.nonFinite.logits > 0).length;
+  const parts = [
+    `${halfSaturated} of ${heads(n)} in ${layers} layer${layers === 1 ? '' : 's'} ${have(halfSaturated)} more than half ` +
+      'their rows saturated (largest weight above 0.99).',
+    `The σ of the raw logits is ${median(ratios).toFixed(2)}× its i.i.d. value at the median head` +
+      (aligned
+        ? `; ${heads(aligned)} ${aligned === 1 ? 'exceeds' : 'exceed'} 1.5×: q and k aligned, so the logits grow faster than √d_k.`
+        : '; no head exceeds 1.5×.'),
+    fp16
+      ? `${heads(fp16)} ${have(fp16)} a logit above fp16's ln(max) = ${LN_MAX.fp16.toFixed(2)}: exp overflows there in fp16 unless the row's max is subtracted.`
+      : `No logit reaches fp16's ln(max) = ${LN_MAX.fp16.toFixed(2)}: fp16 would not overflow even without max subtraction.`,
+  ];
+  if (nonFinite)
+    parts.push(
+      `In ${precision}${subtractMax ? '' : ' without max subtraction'}, ${heads(nonFinite)} ${have(nonFinite)} non-finite logits or weights.`,
+    );
+  return parts.join(' ');
+}
+
+const flat = (r) => {
+  const out = {};
+  for (const [key, value] of Object.entries(r)) {
+    if (key === 'nonFinite')
+      for (const [stage, count] of Object.entries(value)) out[`nonFinite.${stage}`] = count;
+    else out[key] = value;
+  }
+  return out;
+};
+
+/** Every head's fields, one row each, with its layer's name first. */
+export function reportRows(reports) {
+  if (!reports.length) return [['layer', 'head']];
+  const first = flat(reports[0]);
+  const keys = Object.keys(first).filter((k) => k !== 'layer' && k !== 'layerName');
+  const rows = [['layer', ...keys]];
+  for (const r of reports) {
+    const f = flat(r);
+    rows.push([r.layerName, ...keys.map((k) => f[k] ?? '')]);
+  }
+  return rows;
+}
