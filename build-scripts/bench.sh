@@ -12,3 +12,5 @@ bash build-scripts/lib/build-baseline.sh
 node tests/bench/sweep-speed.mjs
 # Training steps/s: native, Node and chromium wasm, and the built page if dist/ exists.
 node tests/bench/train-speed.mjs
+# The "Your model" report on a 75 MB file: parse, analyze per head on 1 thread and on 2 Workers.
+node tests/bench/report-analyze.mjs
