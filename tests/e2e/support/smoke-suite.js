@@ -3,7 +3,8 @@
 // close). Checked in that engine: the page draws its charts and its data-stat readouts equal
 // Chromium's for the same URL (read in the same run, through playwright-core); embed.html; a host
 // page on another origin using the component from this one (CORS), with a real Worker; the
-// offline single file opened alone from file:// with the network refused; a training step.
+// offline single file opened alone from file:// with the network refused; a training step; the
+// report of the trained sample (chapter 9).
 // When something is stuck, the failure message quotes what the page shows (WebDriver has no
 // console: the page reports its failures in its DOM, see web/src/ui/load-guard.js).
 import { before, after, describe } from 'node:test';
@@ -32,7 +33,9 @@ const HOST = (
 const readStats = (id) => {
   const root = id ? document.getElementById(id).shadowRoot : document;
   const out = {};
-  for (const el of root.querySelectorAll('[data-panel]:not([data-panel="training"]) [data-stat]'))
+  for (const el of root.querySelectorAll(
+    '[data-panel]:not([data-panel="training"]):not([data-panel="report"]) [data-stat]',
+  ))
     out[el.dataset.stat] = el.textContent;
   return out;
 };
@@ -217,6 +220,30 @@ export function smokeSuite({ engine, launch, offline, extra = () => {} }) {
         /^\d/,
       );
       noErrors(driver, 'training');
+    });
+
+    test('chapter 9 reports the trained sample: three heads, the unscaled copy the sharpest', async () => {
+      await driver.evaluate(() =>
+        document.querySelector('[data-panel="report"] [data-report-sample]').click(),
+      );
+      await driver.waitFor(
+        () => document.querySelector('[data-panel="report"]').dataset.reportState === 'done',
+        [],
+        { timeout: 120000, message: 'the sample reported' },
+      );
+      const weights = await driver.evaluate(() => {
+        const panel = document.querySelector('[data-panel="report"]');
+        const select = panel.querySelector('[data-report-stat]');
+        select.value = 'maxWeight';
+        select.dispatchEvent(new Event('change'));
+        return [...panel.querySelectorAll('[data-report-grid] [data-layer]')].map((c) =>
+          Number(c.dataset.value),
+        );
+      });
+      // Layers in natural order: linear, none, sqrt (each scaled as trained).
+      assert.equal(weights.length, 3);
+      assert.ok(weights[1] > weights[2] && weights[2] > weights[0], `largest weights ${weights}`);
+      noErrors(driver, 'report');
     });
 
     test("embed.html draws its panels; readouts equal Chromium's", async () => {
