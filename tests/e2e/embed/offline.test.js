@@ -4,7 +4,7 @@
 // built dist/ (npm run build).
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { cp, mkdtemp, rm, writeFile, stat as fsStat } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile, stat as fsStat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -168,6 +168,20 @@ describe('embeds', () => {
       }
       assert.equal(await page.locator('#embed-button').isVisible(), false, 'no Embed button offline');
       assert.equal(await page.locator('[data-download-qk]').count(), 0, 'no q, k download offline');
+      // Chapter 9 reads a chosen file in the inlined Workers (no sample to fetch offline).
+      const report = page.locator('[data-panel="report"]');
+      assert.equal(await report.locator('[data-report-sample]').isVisible(), false, 'no sample offline');
+      await report.locator('input[data-tensor-input]').setInputFiles({
+        name: 'trained-sample.safetensors',
+        mimeType: 'application/octet-stream',
+        buffer: await readFile(join(DIST, 'samples', 'trained-sample.safetensors')),
+      });
+      await page.waitForFunction(
+        () => document.querySelector('[data-panel="report"]').dataset.reportState === 'done',
+        null,
+        { timeout: 120000 },
+      );
+      assert.equal(await report.locator('[data-report-grid] [data-layer]').count(), 3);
       await page.evaluate(() => window.scrollTo(0, 0));
       await page.screenshot({ path: join(OUT, 'offline-file.png') });
       await page.locator('#variance .charts').screenshot({ path: join(OUT, 'offline-file-charts.png') });

@@ -340,14 +340,15 @@ describe('chapter 9: your model, head by head', () => {
 
   test('the component: <attn-scale-demo panel="report" src="…"> reports the file it fetches', async () => {
     const { page, errors } = await open();
-    await page.evaluate(async () => {
-      await import('/attn-scale-demo.js');
+    // The component's script as a host page loads it (a URL of the served site, not a module here).
+    await page.evaluate(async (script) => {
+      await import(script);
       const el = document.createElement('attn-scale-demo');
       el.id = 'own-report';
       el.setAttribute('panel', 'report');
       el.setAttribute('src', 'samples/trained-sample.safetensors');
       document.body.append(el);
-    });
+    }, '/attn-scale-demo.js');
     await page.waitForFunction(
       () =>
         document.getElementById('own-report').shadowRoot?.querySelector('[data-panel="report"]')?.dataset
