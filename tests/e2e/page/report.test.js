@@ -186,7 +186,7 @@ describe('chapter 9: your model, head by head', () => {
     const panel = page.locator(PANEL);
     await panel.locator('[data-report-stat]').selectOption('maxWeight');
     const scaled = await cellValues(page);
-    await panel.locator('[data-report-whatif] [data-field="scale"]').selectOption('none');
+    await panel.locator('[data-report-whatif] [data-whatif-field="scale"]').selectOption('none');
     await waitState(page, 'running');
     await waitState(page, 'done');
     const unscaled = await cellValues(page);
@@ -194,8 +194,8 @@ describe('chapter 9: your model, head by head', () => {
     for (const [i, c] of unscaled.entries())
       assert.ok(c.value > scaled[i].value, `head ${i}: ${c.value} > ${scaled[i].value}`);
     // A number out of range is clamped and said.
-    await panel.locator('[data-report-whatif] [data-field="softcap"]').fill('5000');
-    await panel.locator('[data-report-whatif] [data-field="softcap"]').dispatchEvent('change');
+    await panel.locator('[data-report-whatif] [data-whatif-field="softcap"]').fill('5000');
+    await panel.locator('[data-report-whatif] [data-whatif-field="softcap"]').dispatchEvent('change');
     await waitState(page, 'done');
     assert.match(
       await panel.locator('[data-report-notes]').textContent(),
@@ -320,7 +320,7 @@ describe('chapter 9: your model, head by head', () => {
       assert.deepEqual(layers, ['linear', 'none', 'sqrt'], 'layers in natural order of their names');
       const [linear, none, sqrt] = (await cellValues(page)).map((c) => c.value);
       // Each copy scaled as it was trained (the file's metadata): the unscaled one is the sharpest.
-      assert.equal(await panel.locator('[data-report-whatif] [data-field="scale"]').inputValue(), 'file');
+      assert.equal(await panel.locator('[data-report-whatif] [data-whatif-field="scale"]').inputValue(), 'file');
       assert.match(
         await panel.locator('[data-report-notes]').textContent(),
         /linear × 0\.015625, none × 1, sqrt × 0\.125/,

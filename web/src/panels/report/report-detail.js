@@ -55,20 +55,22 @@ export function mountDetail(host, idPrefix, mountPanel) {
       spread = s;
       heatmap = hm;
     }));
-  let rowsData = [[0], [null], [null]];
-  const rows = createChart(rowsEl, {
-    label: 'Entropy divided by ln n and largest weight of each query row of the chosen head',
-    makeOpts: () => ({
-      scales: { x: { time: false }, y: { range: [0, 1.02] } },
-      axes: [axis({ label: 'query row', size: 40 }), axis({ label: 'fraction', size: 50 })],
-      series: [
-        {},
-        { label: 'entropy ÷ ln n', stroke: (u) => u.pal.sqrt, width: 1.25, points: { show: false } },
-        { label: 'largest weight', stroke: (u) => u.pal.none, width: 1.25, points: { show: false } },
-      ],
-    }),
-    data: rowsData,
-  });
+  // Also made on the first click: a chart image before then would have nothing to describe.
+  let rows = null;
+  const rowsChart = () =>
+    (rows ??= createChart(rowsEl, {
+      label: 'Entropy divided by ln n and largest weight of each query row of the chosen head',
+      makeOpts: () => ({
+        scales: { x: { time: false }, y: { range: [0, 1.02] } },
+        axes: [axis({ label: 'query row', size: 40 }), axis({ label: 'fraction', size: 50 })],
+        series: [
+          {},
+          { label: 'entropy ÷ ln n', stroke: (u) => u.pal.sqrt, width: 1.25, points: { show: false } },
+          { label: 'largest weight', stroke: (u) => u.pal.none, width: 1.25, points: { show: false } },
+        ],
+      }),
+      data: [[0], [null], [null]],
+    }));
   let cfg = null;
   let precisionRows = [];
 
@@ -135,12 +137,12 @@ export function mountDetail(host, idPrefix, mountPanel) {
       const xs = Array.from({ length: n }, (_, i) => i);
       // A causal row i sees i + 1 keys: its ceiling is ln(i + 1) (row 0 has one key, entropy 0).
       const ceiling = (i) => Math.log(cfg.causal ? i + 1 : n);
-      rowsData = [
+      const rowsData = [
         xs,
         Array.from(r.rowEntropy, (e, i) => (ceiling(i) > 0 ? e / ceiling(i) : null)),
         Array.from(r.rowMaxWeight),
       ];
-      rows.setData(rowsData);
+      rowsChart().setData(rowsData);
       const result = { ...r, rawLogitStdTheory: r.iidRawLogitStd };
       const at = cfg;
       mountPanels().then(() => {
@@ -163,14 +165,14 @@ export function mountDetail(host, idPrefix, mountPanel) {
     redraw() {
       spread?.redraw();
       heatmap?.redraw();
-      rows.redraw();
+      rows?.redraw();
     },
     destroy() {
       ready?.then(() => {
         spread.destroy();
         heatmap.destroy();
       });
-      rows.destroy();
+      rows?.destroy();
     },
   };
 }

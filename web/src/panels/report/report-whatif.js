@@ -22,11 +22,11 @@ export function mountWhatIf(host, { schema, defaults, onChange }) {
     if (!f) continue;
     let input;
     if (f.type === 'bool')
-      input = h('input', { type: 'checkbox', 'data-field': name, checked: !!defaults[name] });
+      input = h('input', { type: 'checkbox', 'data-whatif-field': name, checked: !!defaults[name] });
     else if (f.type === 'number')
       input = h('input', {
         type: 'number',
-        'data-field': name,
+        'data-whatif-field': name,
         min: f.min,
         max: f.max,
         step: 'any',
@@ -35,7 +35,7 @@ export function mountWhatIf(host, { schema, defaults, onChange }) {
     else {
       input = h(
         'select',
-        { 'data-field': name },
+        { 'data-whatif-field': name },
         f.values.map((v) => h('option', { value: v, text: v })),
       );
       input.value = String(defaults[name]);

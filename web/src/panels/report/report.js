@@ -72,7 +72,13 @@ export function mount(el, ctx = {}) {
     text: 'Cancel',
     disabled: true,
   });
-  const error = h('p', { class: 'report-error', 'data-report-error': '', role: 'alert', hidden: true });
+  // Announced when it changes (aria-live), without role="alert": the page's notices are its alerts.
+  const error = h('p', {
+    class: 'report-error',
+    'data-report-error': '',
+    'aria-live': 'assertive',
+    hidden: true,
+  });
   const notes = h('ul', { class: 'report-notes', 'data-report-notes': '' });
   const summary = h('p', { class: 'report-summary', 'data-report-summary': '' });
   const statSelect = h(
