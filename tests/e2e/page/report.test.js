@@ -320,7 +320,10 @@ describe('chapter 9: your model, head by head', () => {
       assert.deepEqual(layers, ['linear', 'none', 'sqrt'], 'layers in natural order of their names');
       const [linear, none, sqrt] = (await cellValues(page)).map((c) => c.value);
       // Each copy scaled as it was trained (the file's metadata): the unscaled one is the sharpest.
-      assert.equal(await panel.locator('[data-report-whatif] [data-whatif-field="scale"]').inputValue(), 'file');
+      assert.equal(
+        await panel.locator('[data-report-whatif] [data-whatif-field="scale"]').inputValue(),
+        'file',
+      );
       assert.match(
         await panel.locator('[data-report-notes]').textContent(),
         /linear × 0\.015625, none × 1, sqrt × 0\.125/,
