@@ -61,24 +61,15 @@ test('planLayers from the shapes alone plans what pairHeads pairs, with the valu
   const shapes = Object.fromEntries(Object.entries(tensors).map(([n, t]) => [n, t.shape]));
   const plans = planLayers(shapes);
   const layers = pairHeads(tensors);
-  assert.deepEqual(
-    plans.map(({ layer, heads, kvHeads, seqLen, dk, notes }) => ({
-      layer,
-      heads,
-      kvHeads,
-      seqLen,
-      dk,
-      notes,
-    })),
-    layers.map(({ layer, heads, kvHeads, seqLen, dk, notes }) => ({
-      layer,
-      heads,
-      kvHeads,
-      seqLen,
-      dk,
-      notes,
-    })),
-  );
+  const outline = ({ layer, heads, kvHeads, seqLen, dk, notes }) => ({
+    layer,
+    heads,
+    kvHeads,
+    seqLen,
+    dk,
+    notes,
+  });
+  assert.deepEqual(plans.map(outline), layers.map(outline));
   for (const [i, p] of plans.entries()) {
     assert.equal(p.values.q, layers[i].q.length);
     assert.equal(p.values.k, layers[i].k.length);

@@ -97,14 +97,8 @@ export async function openModel(files) {
     format: [...formats].join(' + '),
     bytes: files.reduce((a, f) => a + f.blob.size, 0),
     metadata,
-    layers: plans.map(({ layer, heads, kvHeads, seqLen, dk, notes }) => ({
-      layer,
-      heads,
-      kvHeads,
-      seqLen,
-      dk,
-      notes,
-    })),
+    // What the page needs of each layer: its plan without the tensor names and value counts.
+    layers: plans.map(({ names: _names, values: _values, ...layer }) => layer),
     notes: [...new Set(plans.flatMap((p) => p.notes))],
     read,
   };

@@ -13,49 +13,30 @@ export const LN_MAX = Object.freeze({
   fp8e4m3: Math.log(448),
 });
 
-const overflowStat = (format) => ({
-  id: `overflow-${format}`,
-  label: `largest logit ÷ ln(max) of ${format} (${LN_MAX[format].toFixed(2)})`,
-  short: `largest logit ÷ ln(max ${format})`,
-  value: (r) => r.logitMax / LN_MAX[format],
-  range: [0, 2],
-  digits: 3,
-});
+/** A statistic: value(head report), the range its colours span (values outside are clamped). */
+const stat = (id, label, short, value, range = [0, 1]) => ({ id, label, short, value, range, digits: 3 });
 
-/** Each statistic: value(head report) and the range its colours span (values outside are clamped). */
+const overflowStat = (format) =>
+  stat(
+    `overflow-${format}`,
+    `largest logit ÷ ln(max) of ${format} (${LN_MAX[format].toFixed(2)})`,
+    `largest logit ÷ ln(max ${format})`,
+    (r) => r.logitMax / LN_MAX[format],
+    [0, 2],
+  );
+
+/** What the grid can colour its cells by. */
 export const REPORT_STATS = Object.freeze([
-  {
-    id: 'sigma',
-    label: 'σ of the raw logits ÷ its i.i.d. value',
-    short: 'σ ÷ i.i.d. σ',
-    value: (r) => r.rawLogitStd / r.iidRawLogitStd,
-    range: [0, 3],
-    digits: 3,
-  },
-  {
-    id: 'entropy',
-    label: 'entropy of a row ÷ ln n (1: uniform)',
-    short: 'entropy ÷ ln n',
-    value: (r) => r.entropy / r.entropyMax,
-    range: [0, 1],
-    digits: 3,
-  },
-  {
-    id: 'maxWeight',
-    label: 'mean largest weight of a row',
-    short: 'mean largest weight',
-    value: (r) => r.maxWeight,
-    range: [0, 1],
-    digits: 3,
-  },
-  {
-    id: 'saturated',
-    label: 'saturated rows (largest weight > 0.99)',
-    short: 'saturated rows',
-    value: (r) => r.saturatedFraction,
-    range: [0, 1],
-    digits: 3,
-  },
+  stat(
+    'sigma',
+    'σ of the raw logits ÷ its i.i.d. value',
+    'σ ÷ i.i.d. σ',
+    (r) => r.rawLogitStd / r.iidRawLogitStd,
+    [0, 3],
+  ),
+  stat('entropy', 'entropy of a row ÷ ln n (1: uniform)', 'entropy ÷ ln n', (r) => r.entropy / r.entropyMax),
+  stat('maxWeight', 'mean largest weight of a row', 'mean largest weight', (r) => r.maxWeight),
+  stat('saturated', 'saturated rows (largest weight > 0.99)', 'saturated rows', (r) => r.saturatedFraction),
   ...Object.keys(LN_MAX).map(overflowStat),
 ]);
 
