@@ -168,6 +168,13 @@ describe('chapter 9: your model, head by head', () => {
     await panel.locator('[data-layer="1"][data-head="3"]').click();
     await page.waitForFunction((sel) => document.querySelector(sel).dataset.reportDetail === 'done', PANEL);
     assert.match(await panel.locator('[data-report-detail-title]').textContent(), /head 3 \(key head 1\)/);
+    // The detail read that head and its key head from the file: its spread shows their σ (a readout of
+    // 4 significant digits, so within 5e-4 relative of the Node engine's).
+    const shownStd = parseFloat(
+      await panel.locator('[data-report-part="spread"] [data-stat="rawLogitStd"]').textContent(),
+    );
+    const nodeStd = expected((r) => r.rawLogitStd)[7].value;
+    assert.ok(Math.abs(shownStd - nodeStd) <= 5e-4 * nodeStd, `detail σ ${shownStd} vs ${nodeStd}`);
     assert.equal(await panel.locator('[data-report-precision] td[data-nonfinite]').count(), 10);
     const fp16 = await panel
       .locator('[data-report-precision] td[data-precision="fp16"][data-subtract-max="true"]')

@@ -1,4 +1,5 @@
 // Groups a file's q, k (and optional v) tensors by layer into head-major arrays within the engine's ranges.
+import { formatTuple } from './npy.js';
 
 /** The engine's sequence length T and key dimension d_k ranges (its config's seqLen and dk). */
 export const SEQ_LEN_RANGE = Object.freeze([2, 2048]);
@@ -32,7 +33,6 @@ export function pairHeads(tensors) {
       k: tensors[names.k].data.slice(0, values.k),
     };
     if (names.v) out.v = tensors[names.v].data.slice(0, values.v);
-    out.notes = layer.notes;
     return out;
   });
 }
@@ -115,8 +115,6 @@ function checkRange(what, value, [min, max]) {
   if (value < min || value > max) throw new Error(`${what} is outside the engine's range ${min}…${max}`);
 }
 
-const shown = (shape) => `(${shape.join(', ')}${shape.length === 1 ? ',' : ''})`;
-
 function checkData(name, tensor) {
   const shape = tensor?.shape;
   if (!Array.isArray(shape) || !(tensor.data instanceof Float32Array)) {
@@ -124,7 +122,9 @@ function checkData(name, tensor) {
   }
   const values = shape.reduce((a, b) => a * b, 1);
   if (tensor.data.length !== values) {
-    throw new Error(`'${name}' has ${tensor.data.length} values, its shape ${shown(shape)} needs ${values}`);
+    throw new Error(
+      `'${name}' has ${tensor.data.length} values, its shape ${formatTuple(shape)} needs ${values}`,
+    );
   }
 }
 
@@ -135,13 +135,13 @@ function heads(name, shape, notes) {
   const rank = shape.length;
   if (rank < 2 || rank > 4) {
     throw new Error(
-      `'${name}' has rank ${rank}, shape ${shown(shape)}; expected (T, d), (H, T, d) or (B, H, T, d)`,
+      `'${name}' has rank ${rank}, shape ${formatTuple(shape)}; expected (T, d), (H, T, d) or (B, H, T, d)`,
     );
   }
   if (rank === 4 && shape[0] > 1) notes.push(`'${name}' holds a batch of ${shape[0]}; using batch element 0`);
   const count = rank === 2 ? 1 : shape[rank - 3];
   const [seqLen, dim] = shape.slice(rank - 2);
-  if (values === 0) throw new Error(`'${name}' is empty, shape ${shown(shape)}`);
+  if (values === 0) throw new Error(`'${name}' is empty, shape ${formatTuple(shape)}`);
   return { count, seqLen, dim, values: count * seqLen * dim };
 }
 

@@ -46,7 +46,8 @@ async function indexFile(blob, fileName) {
  * openModel([{ blob, name }]) → { name, format, bytes, metadata, layers, notes, read(i) }: one
  * .safetensors file or several .npy files (each named by its file name without `.npy`, e.g.
  * `layers.0.q.npy`). `layers[i]`: { layer, heads, kvHeads, seqLen, dk, notes }; `read(i)` →
- * Promise<{ q, k }> of that layer, head-major Float32Arrays. Errors name the file and its problem.
+ * Promise<{ q, k }> of that layer, head-major Float32Arrays; `read(i, { q: h, k: kvHead })` reads
+ * only that query head and key head. Errors name the file and its problem.
  */
 export async function openModel(files) {
   if (!files.length) throw new Error('no file was chosen');
@@ -82,12 +83,14 @@ export async function openModel(files) {
           `over the ${LAYER_BYTES_LIMIT / 2 ** 20} MB one Worker is given (save fewer heads or tokens per layer)`,
       );
   }
-  const read = async (i) => {
-    const { names, values } = plans[i];
+  const read = async (i, head = null) => {
+    const { names, values, seqLen, dk } = plans[i];
     const load = async (role) => {
-      const { blob, start, kind } = tensors[names[role]];
-      const n = values[role];
-      return decodeElements(await bytesOf(blob, start, start + n * elementSize(kind)), n, kind);
+      const { blob, kind } = tensors[names[role]];
+      const size = elementSize(kind);
+      const n = head ? seqLen * dk : values[role];
+      const start = tensors[names[role]].start + (head ? head[role] * n * size : 0);
+      return decodeElements(await bytesOf(blob, start, start + n * size), n, kind);
     };
     const [q, k] = await Promise.all([load('q'), load('k')]);
     return { q, k };

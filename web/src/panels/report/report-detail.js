@@ -4,7 +4,7 @@
 import { createChart, axis } from '../../charts/uplot-chart.js';
 import { h } from '../../ui/dom.js';
 import { fmt, scaleLabel } from '../../ui/format.js';
-import { DETAIL_PRECISIONS, LN_MAX } from './report-stats.js';
+import { DETAIL_PRECISIONS, LN_MAX, layerLabel } from './report-stats.js';
 
 /**
  * mountDetail(host, idPrefix, mountPanel) → { show(head, cfg), report(r), precision(row), hide(),
@@ -127,7 +127,7 @@ export function mountDetail(host, idPrefix, mountPanel) {
       box.hidden = false;
       mountPanels();
       cfg = { ...options, seqLen, dk };
-      heading.textContent = `Layer ${layerName.replace(/[._/:-]$/, '') || '(unnamed)'}, head ${head} (key head ${kvHead}): T = ${seqLen}, d_k = ${dk}`;
+      heading.textContent = `Layer ${layerLabel(layerName)}, head ${head} (key head ${kvHead}): T = ${seqLen}, d_k = ${dk}`;
       facts.textContent = 'Computing this head in full…';
       precisionRows = [];
       renderTable();

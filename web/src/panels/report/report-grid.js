@@ -3,7 +3,7 @@
 import { rampRgb } from '../../charts/weight-colors.js';
 import { h } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
-import { statPosition } from './report-stats.js';
+import { layerLabel, statPosition } from './report-stats.js';
 
 /** mountGrid(host, { onPick(layer, head) }) → { reset(layers), set(layer, head, report), paint(stat), select(layer, head) }. */
 export function mountGrid(host, { onPick }) {
@@ -73,7 +73,7 @@ export function mountGrid(host, { onPick }) {
             h(
               'tr',
               {},
-              h('th', { scope: 'row', text: layer.layer.replace(/[._/:-]$/, '') || '(unnamed)' }),
+              h('th', { scope: 'row', text: layerLabel(layer.layer) }),
               cells[l].map((b) => h('td', {}, b)),
             ),
           ),

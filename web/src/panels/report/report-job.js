@@ -4,6 +4,7 @@
 // The detail of one head: its per-row arrays and weights, then the precision table, one format
 // and max subtraction per slice. No DOM.
 import { downsampleAttention } from '../../compute/jobs/downsample-attention.js';
+import { keyHeadFor } from '../../tensors/pair-heads.js';
 import { DETAIL_PRECISIONS } from './report-stats.js';
 
 const HEATMAP_SIDE = 256;
@@ -29,7 +30,7 @@ export function reportJob(engine, m, post) {
         post({ type: 'reportLayerDone', session, id, part });
         return false;
       }
-      const kvHead = Math.floor(h / (heads / kvHeads));
+      const kvHead = keyHeadFor(h, heads, kvHeads);
       const t0 = performance.now();
       const [r] = engine.analyze(headSlice(q, h, n), headSlice(k, kvHead, n), {
         ...options,

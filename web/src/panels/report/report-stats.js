@@ -40,6 +40,9 @@ export const REPORT_STATS = Object.freeze([
   ...Object.keys(LN_MAX).map(overflowStat),
 ]);
 
+/** A layer's name as shown: its prefix without the trailing separator (`layers.3.` → `layers.3`). */
+export const layerLabel = (prefix) => prefix.replace(/[._/:-]$/, '') || '(unnamed)';
+
 export const statById = (id) => REPORT_STATS.find((s) => s.id === id) ?? REPORT_STATS[0];
 
 /** A value's place on the colour scale, 0…1; NaN for a value that is not finite. */

@@ -9,7 +9,8 @@ import { PANEL_META } from '../meta.js';
 import { openModel } from './model-source.js';
 import { mountDetail } from './report-detail.js';
 import { mountGrid } from './report-grid.js';
-import { REPORT_STATS, modelSentence, reportRows, statById } from './report-stats.js';
+import { keyHeadFor } from '../../tensors/pair-heads.js';
+import { REPORT_STATS, layerLabel, modelSentence, reportRows, statById } from './report-stats.js';
 import { FILE_SCALE, mountWhatIf } from './report-whatif.js';
 
 export const meta = PANEL_META.report;
@@ -179,7 +180,7 @@ export function mount(el, ctx = {}) {
     const scaled =
       model && options.scale === FILE_SCALE
         ? [
-            `Each layer is scaled as its metadata says: ${model.layers.map((l, i) => `${l.layer.replace(/[._/:-]$/, '') || '(unnamed)'} × ${fileScale(i)}`).join(', ')}.`,
+            `Each layer is scaled as its metadata says: ${model.layers.map((l, i) => `${layerLabel(l.layer)} × ${fileScale(i)}`).join(', ')}.`,
           ]
         : [];
     notes.replaceChildren(...[...(model?.notes ?? []), ...scaled, ...extra].map((t) => h('li', { text: t })));
@@ -209,8 +210,7 @@ export function mount(el, ctx = {}) {
           : state === 'done'
             ? `${total} heads of ${model.layers.length} layers measured in ${((performance.now() - startedAt) / 1000).toFixed(2)} s, in ${session?.reportSlots ?? 1} Workers.`
             : '';
-    const sorted = [...reports].sort((a, b) => a.layer - b.layer || a.head - b.head);
-    summary.textContent = modelSentence(sorted, options);
+    summary.textContent = modelSentence(reports, options);
     frame.setSummary(summary.textContent);
     csv.disabled = reports.length === 0;
   }
@@ -292,20 +292,19 @@ export function mount(el, ctx = {}) {
     selected = { l, hd };
     grid.select(l, hd);
     const layer = model.layers[l];
-    const kvHead = Math.floor(hd / (layer.heads / layer.kvHeads));
+    const kvHead = keyHeadFor(hd, layer.heads, layer.kvHeads);
     el.dataset.reportDetail = 'loading';
     detail.show(
       { layerName: layer.layer, head: hd, kvHead, seqLen: layer.seqLen, dk: layer.dk },
       layerOptions(l),
     );
     const mine = gen;
-    model.read(l).then(
+    model.read(l, { q: hd, k: kvHead }).then(
       ({ q, k }) => {
         if (mine !== gen) return;
-        const n = layer.seqLen * layer.dk;
         session.reportDetail({
-          q: q.slice(hd * n, (hd + 1) * n),
-          k: k.slice(kvHead * n, (kvHead + 1) * n),
+          q,
+          k,
           seqLen: layer.seqLen,
           dk: layer.dk,
           options: layerOptions(l),
