@@ -12,6 +12,11 @@
 //                     input → the frame with the new result (budget: ≤ 150 ms), input → the first
 //                     point of the new sweep on screen, and how long the stale sweep work kept the
 //                     sweep Workers busy after the new request (budget: ≈ 50 ms)
+//   sweepLoadsMs      cold loads at T = 256 and 2048, each timed to every sweep chart drawn (estimate
+//                     or exact), every sweep chart exact, and every panel complete
+//                     (build-scripts/lib/sweep-loads.mjs); with --before DIR, the same loads of that
+//                     build interleaved with this one's (budgets at T = 2048: drawn ≤ 1.5 s, exact
+//                     ≤ 6 s; at T = 256, exact ≤ 600 ms)
 // Budgets of a cold load: firstChartMs ≤ 1000, transferGzipBytes ≤ 300 KB.
 // --phone: a 360 × 760 touch screen with the CPU throttled 4× (Lighthouse's phone setting; the
 // throttle slows the page's main thread, not its Workers) instead of the desktop sections:
@@ -19,10 +24,12 @@
 //                     "good" largest contentful paint)
 //   phoneDockDkMs     the dock's d_k slider input → the frame showing the new forward readouts,
 //                     T = 256 (budget: median ≤ 100 ms)
-//   node build-scripts/measure-budgets.mjs [--runs 5] [--dist DIR] [--only a,b] [--query '&sweepWorkers=2'] [--phone]
-//   --only: any of first, sweeps, slider, during (default: all)
+//   node build-scripts/measure-budgets.mjs [--runs 5] [--dist DIR] [--only a,b] [--query '&sweepWorkers=2']
+//     [--phone] [--before DIR]
+//   --only: any of first, sweeps, slider, during, loads (default: all)
 import { startServer } from '../tests/e2e/support/serve-dist.js';
 import { launchBrowser } from '../tests/e2e/support/browser.js';
+import { measureSweepLoads } from './lib/sweep-loads.mjs';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
@@ -30,7 +37,7 @@ const arg = (name, fallback) => {
 };
 const runs = Number(arg('--runs', 5)) || 5;
 const phone = process.argv.includes('--phone');
-const only = new Set(phone ? [] : arg('--only', 'first,sweeps,slider,during').split(','));
+const only = new Set(phone ? [] : arg('--only', 'first,sweeps,slider,during,loads').split(','));
 const extraQuery = arg('--query', '');
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -417,6 +424,23 @@ try {
       });
     } finally {
       await browser.close();
+    }
+  }
+  if (only.has('loads')) {
+    // --- cold loads timed to the sweep charts, side by side with --before DIR if given ---
+    const before = arg('--before') ? await startServer({ root: arg('--before') }) : null;
+    try {
+      report(
+        'sweepLoadsMs',
+        await measureSweepLoads({
+          builds: { current: server.url, ...(before ? { before: before.url } : {}) },
+          seqLens: [256, 2048],
+          runs: Math.max(1, Math.min(runs, 3)),
+          query: extraQuery,
+        }),
+      );
+    } finally {
+      await before?.close();
     }
   }
 } finally {

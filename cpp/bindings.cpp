@@ -149,7 +149,8 @@ class JsEngine {
   // Starts an estimate of sweepBegin's sweep (same arguments, same errors) from `rows` sampled
   // query rows, an integer in [2, seqLen] (undefined: min(128, seqLen)); returns
   // { id, dk: Int32Array, rows: Int32Array (the sampled rows) } or an error.
-  val estimateBegin(val cfg, val dks, val scales, val rows) {
+  // (`gradients` is checked to be a boolean on the JS side, engine.js.)
+  val estimateBegin(val cfg, val dks, val scales, val rows, bool gradients) {
     FieldMap fields;
     ConfigError err;
     if (!read_fields(cfg, fields, err)) return error_value(err);
@@ -160,7 +161,7 @@ class JsEngine {
     int count = 0;
     if (!read_estimate_rows(rows, configs.front().seqLen, count, err)) return error_value(err);
     const int id = nextEstimateId_++;
-    auto job = std::make_unique<EstimateJob>(std::move(configs), list, count);
+    auto job = std::make_unique<EstimateJob>(std::move(configs), list, count, gradients);
     val out = val::object();
     out.set("id", id);
     out.set("dk", copy_to_js("Int32Array", list.data(), list.size()));

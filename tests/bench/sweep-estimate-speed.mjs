@@ -1,10 +1,10 @@
 // Sweep estimates against the exact sweep, wasm SIMD in Node: the 13-point (d_k 1 … 4096),
 // three-scale sweep at T = 2048 exactly (sweepScalesJob) and estimated from 64, 128 and 256 rows
-// (sweepEstimateJob), in interleaved rounds; CPU time of the process (process.cpuUsage: on a
-// shared machine the OS may pause the process, which wall time would include). Also, per row
-// count: how large the SEs are against the values (median and largest SE/|value| over the points
-// and scalings, per field), how far the estimates are from the exact values in SEs, and the
-// longest advance(16) of the estimate.
+// (sweepEstimateJob, with and without gradients), in interleaved rounds; CPU time of the process
+// (process.cpuUsage: on a shared machine the OS may pause the process, which wall time would
+// include). Also, per row count: how large the SEs are against the values (median and largest
+// SE/|value| over the points and scalings, per field), how far the estimates are from the exact
+// values in SEs, and the longest advance(16) of the estimate.
 // Prints Markdown and writes build/bench/sweep-estimate-speed.json.
 //   node tests/bench/sweep-estimate-speed.mjs [--rounds 1] [--seqLen 2048]
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -55,8 +55,9 @@ function drive(job, budget) {
   return [performance.now() - wall, cpuMs() - cpu, points, longest];
 }
 
+// `${r} fwd`: the same estimate with gradients: false (the page's: no ∂L/∂Q preview).
 const times = { exact: [] };
-for (const r of ROWS) times[r] = [];
+for (const r of ROWS) [times[r], times[`${r} fwd`]] = [[], []];
 let exact = null;
 const estimates = {};
 const longest = {};
@@ -68,6 +69,9 @@ for (let round = 0; round < ROUNDS; round++) {
     times[r].push({ wall, cpu });
     estimates[r] = points;
     longest[r] = Math.max(longest[r] ?? 0, slowest);
+    const fwd = drive(engine.sweepEstimateJob(cfg, DKS, SCALES, { rows: r, gradients: false }), 16);
+    times[`${r} fwd`].push({ wall: fwd[0], cpu: fwd[1] });
+    longest[`${r} fwd`] = Math.max(longest[`${r} fwd`] ?? 0, fwd[3]);
   }
   const [wall, cpu, points] = drive(engine.sweepScalesJob(cfg, DKS, SCALES), Infinity);
   times.exact.push({ wall, cpu });
@@ -85,10 +89,11 @@ lines.push('| sweep | CPU time | wall | vs exact | longest advance(16) |', '|---
 lines.push(
   `| exact (sweepScalesJob) | ${exactCpu.toFixed(0)} ms | ${median(times.exact.map((t) => t.wall)).toFixed(0)} ms | 1 | |`,
 );
-for (const r of ROWS) {
+for (const r of ROWS.flatMap((n) => [n, `${n} fwd`])) {
   const cpu = median(times[r].map((t) => t.cpu));
+  const name = String(r).endsWith('fwd') ? `${parseInt(r, 10)} rows, gradients: false` : `${r} rows`;
   lines.push(
-    `| estimate, ${r} rows | ${cpu.toFixed(0)} ms | ${median(times[r].map((t) => t.wall)).toFixed(0)} ms | ${(cpu / exactCpu).toFixed(3)} | ${longest[r].toFixed(1)} ms |`,
+    `| estimate, ${name} | ${cpu.toFixed(0)} ms | ${median(times[r].map((t) => t.wall)).toFixed(0)} ms | ${(cpu / exactCpu).toFixed(3)} | ${longest[r].toFixed(1)} ms |`,
   );
 }
 // How big an SE is: against |value| for σ, entropy, weights and norms; against σ for the means

@@ -63,8 +63,9 @@ const std::vector<const char*>& exact_only_fields() {
   return names;
 }
 
-EstimateJob::EstimateJob(std::vector<Config> configs, std::vector<int> dks, int rows)
-    : configs_(std::move(configs)), dks_(std::move(dks)) {
+EstimateJob::EstimateJob(std::vector<Config> configs, std::vector<int> dks, int rows,
+                         bool gradients)
+    : configs_(std::move(configs)), dks_(std::move(dks)), gradients_(gradients) {
   const Config& c = configs_.front();
   T_ = c.seqLen;
   r_ = rows;
@@ -75,13 +76,15 @@ EstimateJob::EstimateJob(std::vector<Config> configs, std::vector<int> dks, int 
   const std::size_t rT = static_cast<std::size_t>(r_) * T_;
   k_.resize(static_cast<std::size_t>(T_) * cols_);
   q_.resize(static_cast<std::size_t>(r_) * cols_);
-  kPacked_.resize(static_cast<std::size_t>(chunk_count()) * chunk_floats());
-  dq_.resize(static_cast<std::size_t>(r_) * cols_);
   logits_.assign(rT, 0.0f);
-  gradWeights_.assign(rT, 0.0f);
   z_.resize(rT);
   p_.resize(rT);
-  ds_.resize(rT);
+  if (gradients_) {
+    kPacked_.resize(static_cast<std::size_t>(chunk_count()) * chunk_floats());
+    dq_.resize(static_cast<std::size_t>(r_) * cols_);
+    gradWeights_.assign(rT, 0.0f);
+    ds_.resize(rT);
+  }
   results_.resize(configs_.size());
 }
 
@@ -149,7 +152,7 @@ void EstimateJob::add_moments(const float* z, RowMoments& m,
 void EstimateJob::plan(int d) {
   if (d < sampled_) {  // a smaller d_k after a larger one: start the products over
     std::fill(logits_.begin(), logits_.end(), 0.0f);
-    std::fill(gradWeights_.begin(), gradWeights_.end(), 0.0f);
+    std::fill(gradWeights_.begin(), gradWeights_.end(), 0.0f);  // (empty without gradients)
     sampled_ = packedPanels_ = 0;
   }
   dk_ = d;
@@ -189,11 +192,13 @@ void EstimateJob::plan(int d) {
   }
   // K (or K̂) packed for the backward's dQ = dS K, a chunk of its rows at a time; without QK-norm
   // only the panels of columns new since the last point.
-  const int from = norm ? 0 : packedPanels_;
-  const double copies = static_cast<double>(kChunkRows) * (d - from * panel::kPanelWidth);
-  add_blocks(chunk_count(), 30 * copies,
-             [this, from](int c0, int c1) { pack_k_chunks(from, c0, c1); });
-  packedPanels_ = norm ? 0 : d / panel::kPanelWidth;
+  if (gradients_) {
+    const int from = norm ? 0 : packedPanels_;
+    const double copies = static_cast<double>(kChunkRows) * (d - from * panel::kPanelWidth);
+    add_blocks(chunk_count(), 30 * copies,
+               [this, from](int c0, int c1) { pack_k_chunks(from, c0, c1); });
+    packedPanels_ = norm ? 0 : d / panel::kPanelWidth;
+  }
 
   for (int s = 0; s < static_cast<int>(configs_.size()); ++s) {
     add([this, s] { transform_ = logit_transform(configs_[s]); });
@@ -204,10 +209,12 @@ void EstimateJob::plan(int d) {
       results_[s].logitStd = e.std;
     });
     add_blocks(r_, 300 * T, [this, s](int s0, int s1) { softmax_rows(s, s0, s1); });
-    add_blocks(r_, 60 * T, [this, s](int s0, int s1) { ds_rows(s, s0, s1); });
-    add_blocks(chunk_count(), 2.0 * r_ * kChunkRows * dd,
-               [this](int c0, int c1) { dq_chunks(c0, c1); });
-    add_blocks(r_, 30 * dd, [this, s](int s0, int s1) { dq_rows(s, s0, s1); });
+    if (gradients_) {
+      add_blocks(r_, 60 * T, [this, s](int s0, int s1) { ds_rows(s, s0, s1); });
+      add_blocks(chunk_count(), 2.0 * r_ * kChunkRows * dd,
+                 [this](int c0, int c1) { dq_chunks(c0, c1); });
+      add_blocks(r_, 30 * dd, [this, s](int s0, int s1) { dq_rows(s, s0, s1); });
+    }
     add([this, s] { end_scale(s); });
   }
 }
@@ -249,9 +256,11 @@ void EstimateJob::sample_rows(int c0, int c1, int t0, int t1) {
     if (qr) {
       round_inplace(c.format, qr, n);
       std::copy_n(qr, n, q_.data() + static_cast<std::size_t>(s) * cols_ + c0);
-      fill_normal_hashed(c.seed, Tensor::upstreamGrad, t, hashes_,
-                         gBlock_.data() + static_cast<std::size_t>(s) * kBlockCols);
+      if (gradients_)
+        fill_normal_hashed(c.seed, Tensor::upstreamGrad, t, hashes_,
+                           gBlock_.data() + static_cast<std::size_t>(s) * kBlockCols);
     }
+    if (!gradients_) continue;
     float* vr = vBlock_.data() + static_cast<std::size_t>(t) * kBlockCols;
     fill_normal_hashed(c.seed, Tensor::v, t, hashes_, vr);
     round_inplace(c.format, vr, n);
@@ -264,8 +273,9 @@ void EstimateJob::pack_block(int c0, int c1) {
   const std::size_t packed =
       static_cast<std::size_t>(panel::panel_count(T_)) * n * panel::kPanelWidth;
   kPanels_.resize(packed);
-  vPanels_.resize(packed);
   panel::pack_panels(n, T_, kBlock_.data(), 1, kBlockCols, kPanels_.data());
+  if (!gradients_) return;
+  vPanels_.resize(packed);
   panel::pack_panels(n, T_, vBlock_.data(), 1, kBlockCols, vPanels_.data());
 }
 
@@ -275,6 +285,7 @@ void EstimateJob::accumulate_rows(int c0, int c1, int s0, int s1) {
                     to = static_cast<std::size_t>(s0) * T_;
   panel::accumulate_packed(s1 - s0, T_, n, qBlock_.data() + from, kBlockCols, kPanels_.data(),
                            logits_.data() + to, T_);
+  if (!gradients_) return;
   panel::accumulate_packed(s1 - s0, T_, n, gBlock_.data() + from, kBlockCols, vPanels_.data(),
                            gradWeights_.data() + to, T_);
 }

@@ -69,8 +69,9 @@ const std::vector<const char*>& exact_only_fields();
 class EstimateJob {
  public:
   // configs: valid, equal in every field but the scale (their dk is ignored; no model inputs);
-  // dks non-empty; rows in [2, seqLen].
-  EstimateJob(std::vector<Config> configs, std::vector<int> dks, int rows);
+  // dks non-empty; rows in [2, seqLen]. Without `gradients` the backward is left out (V, G, dS and
+  // ∂L/∂Q are never formed, about half the work): gradNormQ is NaN, every other field the same.
+  EstimateJob(std::vector<Config> configs, std::vector<int> dks, int rows, bool gradients = true);
   bool done() const { return next_ >= dks_.size(); }
   std::size_t size() const { return dks_.size(); }
   int nextDk() const { return dks_[next_]; }
@@ -120,6 +121,7 @@ class EstimateJob {
   std::vector<int> dks_, rows_;
   std::vector<int> sampleAt_;  // T entries: the row's index in rows_, or −1
   int T_ = 0, r_ = 0, cols_ = 0, dk_ = 0;
+  bool gradients_ = true;
   int sampled_ = 0;       // columns [0, sampled_) are in k_, q_ and the two products
   int packedPanels_ = 0;  // whole panels of K in kPacked_ (without QK-norm)
 

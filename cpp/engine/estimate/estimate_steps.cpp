@@ -141,7 +141,8 @@ void EstimateJob::end_scale(int s) {
   const Estimate bad = share_estimate(r_ - finiteRows, r_, r_, T_);
   e.nonFiniteRows = {bad.value * T_, bad.se * T_};
   // (As the exact job: √max(0, ·), which reads a NaN sum as 0.)
-  e.gradNormQ = std::sqrt(std::max(0.0, dqSquares) / (static_cast<double>(r_) * dk_));
+  e.gradNormQ = gradients_ ? std::sqrt(std::max(0.0, dqSquares) / (static_cast<double>(r_) * dk_))
+                           : std::nan("");
   e.jacobianNormMedian = median_of_finite(jacobian_);
 
   double entropyMax = 0;

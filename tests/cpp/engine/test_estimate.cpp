@@ -38,8 +38,8 @@ std::vector<Config> three_scales(const Config& c) {
 // Each point of the job, driven to completion.
 std::vector<std::vector<EstimateStats>> estimate(const std::vector<Config>& configs,
                                                  const std::vector<int>& dks, int rows,
-                                                 int budgetUs = 0) {
-  EstimateJob job(configs, dks, rows);
+                                                 int budgetUs = 0, bool gradients = true) {
+  EstimateJob job(configs, dks, rows, gradients);
   std::vector<std::vector<EstimateStats>> out;
   while (!job.done()) {
     const auto deadline = budgetUs > 0 ? Clock::now() + std::chrono::microseconds(budgetUs)
@@ -212,6 +212,43 @@ TEST(EstimateJob, StoppingBetweenStepsChangesNothing) {
         EXPECT_EQ((whole[p][k].*f.member).value, (sliced[p][k].*f.member).value) << f.name;
         EXPECT_EQ((whole[p][k].*f.member).se, (sliced[p][k].*f.member).se) << f.name;
       }
+}
+
+// Without gradients (the page's estimates) every field is the same bit for bit, in settings whose
+// forward and backward differ (QK-norm, a soft-cap, a length scale, a causal mask, bf16), and
+// gradNormQ is NaN.
+TEST(EstimateJob, WithoutGradientsEveryOtherFieldIsTheSame) {
+  std::vector<Config> settings;
+  for (int i = 0; i < 4; ++i) {
+    Config c = base(96 + 40 * i);
+    c.causal = i % 2;
+    c.correlation = 0.3 * i - 0.4;
+    c.mean = 0.1 * i;
+    if (i == 1) c.qkNorm = QkNorm::rms;
+    if (i == 2) c.format.precision = Precision::bf16;
+    if (i == 3) c.softcap = 30;
+    settings.push_back(c);
+  }
+  for (const Config& c : settings) {
+    const std::vector<int> dks = {1, 16, 200, 64};
+    const auto with = estimate(three_scales(c), dks, 24);
+    const auto without = estimate(three_scales(c), dks, 24, 0, false);
+    ASSERT_EQ(with.size(), without.size());
+    for (std::size_t p = 0; p < with.size(); ++p)
+      for (std::size_t k = 0; k < with[p].size(); ++k) {
+        const EstimateStats &a = with[p][k], &b = without[p][k];
+        for (const EstimateField& f : estimate_fields()) {
+          EXPECT_TRUE(same((a.*f.member).value, (b.*f.member).value)) << f.name << " " << p;
+          EXPECT_TRUE(same((a.*f.member).se, (b.*f.member).se)) << f.name << " " << p;
+        }
+        EXPECT_TRUE(same(a.jacobianNormMedian, b.jacobianNormMedian));
+        EXPECT_EQ(a.nonFiniteLogits, b.nonFiniteLogits);
+        EXPECT_EQ(a.nonFiniteExp, b.nonFiniteExp);
+        EXPECT_EQ(a.nonFiniteWeights, b.nonFiniteWeights);
+        EXPECT_TRUE(std::isfinite(a.gradNormQ));
+        EXPECT_TRUE(std::isnan(b.gradNormQ));
+      }
+  }
 }
 
 // The main claim. 50 settings mixing T, d_k, causal masks, fp32 and bf16, the inputs' mean, σ and

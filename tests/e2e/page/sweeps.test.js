@@ -1,6 +1,9 @@
 // The page's sweeps, in headless Debian chromium against dist/:
 //  - a sweep split over 3 sweep Workers (?sweepWorkers=3) draws exactly what 1 Worker draws:
 //    every readout and every value of the σ, entropy and gradient panels' CSV exports;
+//  - at T = 512 each sweep panel first draws every point as an estimate (data-sweep="estimate",
+//    its status naming the rows sampled), then only exact ones; its exact export is the same with
+//    1 and 3 sweep Workers;
 //  - when the engine cannot get the memory a setting needs (WebAssembly.Memory.grow refused above
 //    48 MB, as on a small device), the page says which setting, goes back to the last one that
 //    worked with its charts intact, and the engine keeps working. The engine runs on the page's
@@ -36,6 +39,33 @@ const CAP_MEMORY = () => {
       throw new RangeError('WebAssembly.Memory.grow(): Maximum memory size exceeded');
     return grow.call(this, pages);
   };
+};
+
+// Init script: every change of a sweep panel's data-sweep / data-points-drawn, with its status line.
+const RECORD_SWEEP_STATES = () => {
+  window.__sweepStates = { sigma: [], entropy: [], gradients: [] };
+  const note = () => {
+    for (const [name, seen] of Object.entries(window.__sweepStates)) {
+      const el = document.querySelector(`[data-panel="${name}"]`);
+      if (!el?.dataset.pointsTotal) continue;
+      const s = {
+        sweep: el.dataset.sweep,
+        drawn: Number(el.dataset.pointsDrawn),
+        total: Number(el.dataset.pointsTotal),
+        status: el.querySelector('.panel-status')?.textContent ?? '',
+      };
+      const last = seen[seen.length - 1];
+      if (!last || last.sweep !== s.sweep || last.drawn !== s.drawn || last.status !== s.status) seen.push(s);
+    }
+  };
+  addEventListener('DOMContentLoaded', () =>
+    new MutationObserver(note).observe(document.body, {
+      subtree: true,
+      attributes: true,
+      childList: true,
+      characterData: true,
+    }),
+  );
 };
 
 const site = useSite();
@@ -102,6 +132,44 @@ describe('sweeps', () => {
       assert.equal(seen[3].csv[name], seen[1].csv[name], name);
     }
     assert.deepEqual(seen[3].readouts, seen[1].readouts);
+  });
+
+  test('at T = 512 the sweep panels draw an estimate of every point first, then the exact values', async () => {
+    const exports = {};
+    for (const n of [1, 3]) {
+      const { page, errors } = await open(`?seqLen=512&dk=16&correlation=0.3&sweepWorkers=${n}`, [
+        RECORD_SWEEP_STATES,
+      ]);
+      await waitForApp(page, { timeout: 120000 });
+      const states = await page.evaluate(() => window.__sweepStates);
+      for (const name of SWEEP_PANELS) {
+        const seen = states[name];
+        const where = `${name} with ${n} sweep Workers: ${JSON.stringify(seen)}`;
+        assert.ok(
+          seen.some((s) => s.sweep === 'estimate' && s.drawn === 39 && s.total === 39),
+          `every point drawn as an estimate: ${where}`,
+        );
+        assert.ok(
+          seen.some((s) => /^Estimate from 128 of 512 query rows/.test(s.status)),
+          `the status names the sample: ${where}`,
+        );
+        const last = seen[seen.length - 1];
+        assert.deepEqual([last.sweep, last.drawn, last.total], ['exact', 39, 39], `ends exact: ${where}`);
+        // Once exact, never an estimate again.
+        const firstExact = seen.findIndex((s) => s.sweep === 'exact' && s.drawn === 39);
+        assert.ok(
+          seen.slice(firstExact).every((s) => s.sweep === 'exact'),
+          where,
+        );
+      }
+      exports[n] = await sweepCsvs(page);
+      assert.deepEqual(errors, []);
+      await page.close();
+    }
+    for (const name of SWEEP_PANELS) {
+      assert.equal(exports[3][name], exports[1][name], name);
+      assert.ok(exports[1][name].trim().split('\r\n').length >= 1 + 3 * 13, name);
+    }
   });
 
   test('a setting the engine has no memory for: a notice naming it, the last good charts, the engine still works', async () => {

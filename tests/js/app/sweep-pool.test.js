@@ -35,25 +35,27 @@ test('no Worker until start() or the first job; start() is idempotent', () => {
   assert.equal(pool.workers.length, 2);
 });
 
-test('the first job starts the Workers and reaches them at once, split by d_k', () => {
+test('the first job starts the Workers and reaches them at once', () => {
   const { made, create } = fakes();
   const pool = createSweepPool({ create, count: 2, route() {}, onFail() {} });
-  const parts = pool.sweep({ type: 'sweep', id: 1, dks: [1, 2, 4, 4096] });
-  assert.equal(parts, 2);
+  assert.equal(pool.size, 2);
+  pool.post(1, { type: 'sweep', id: 1, dks: [4096], part: 0 });
   assert.equal(made.length, 2);
   assert.deepEqual(
-    made.map((w) => w.sent.map((m) => [m.part, m.dks])),
-    [[[0, [4096]]], [[1, [1, 2, 4]]]],
+    made.map((w) => w.sent.map((m) => m.dks)),
+    [[], [[4096]]],
   );
   pool.variants({ type: 'variants', id: 2 });
   assert.equal(made[1].sent.at(-1).type, 'variants'); // the variants go to the last Worker
+  assert.equal(pool.onMainThread, false);
 });
 
 test('a cancel broadcast before any Worker exists is delivered, in order, once they start', () => {
   const { made, create } = fakes();
   const pool = createSweepPool({ create, count: 2, route() {}, onFail() {} });
   pool.broadcast({ type: 'cancel', kind: 'sweep' });
-  pool.sweep({ type: 'sweep', id: 3, dks: [8, 16] });
+  pool.post(0, { type: 'sweep', id: 3, dks: [8, 16] });
+  pool.post(1, { type: 'sweep', id: 3, dks: [1] });
   assert.deepEqual(
     made.map((w) => w.sent.map((m) => m.type)),
     [
@@ -67,7 +69,8 @@ test('with a shared Worker (no background factory) everything goes to it', () =>
   const shared = fakes().create();
   const pool = createSweepPool({ create: null, count: 3, shared, route() {}, onFail() {} });
   pool.start();
-  assert.equal(pool.sweep({ type: 'sweep', id: 4, dks: [1, 2] }), 1);
+  assert.equal(pool.size, 1);
+  pool.post(2, { type: 'sweep', id: 4, dks: [1, 2] });
   assert.deepEqual(
     shared.sent.map((m) => m.dks),
     [[1, 2]],

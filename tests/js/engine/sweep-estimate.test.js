@@ -95,6 +95,26 @@ test('from a sample every estimate is within 4 SE of the exact value; rows defau
   small.delete();
 });
 
+test('gradients: false gives every field but gradNormQ bit for bit (NaN), in both builds', async () => {
+  const { simd, scalar } = await bothEngines();
+  const cfg = { seqLen: 200, causal: true, correlation: 0.5, softcap: 20, precision: 'bf16' };
+  const dks = [4, 64, 256];
+  for (const engine of [simd, scalar]) {
+    const full = drain(engine.sweepEstimateJob(cfg, dks, SCALES, { rows: 32 }));
+    const forward = drain(engine.sweepEstimateJob(cfg, dks, SCALES, { rows: 32, gradients: false }));
+    full.forEach(({ points }, i) => {
+      for (const key of SCALES) {
+        const { gradNormQ, ...rest } = forward[i].points[key];
+        assert.ok(Number.isNaN(gradNormQ));
+        assert.ok(Number.isFinite(points[key].gradNormQ));
+        const expected = { ...points[key] };
+        delete expected.gradNormQ;
+        assert.deepStrictEqual(rest, expected, `${key} dk ${dks[i]}`);
+      }
+    });
+  }
+});
+
 test('advance(0) stops after one step and resumes; delete frees the job; keys as sweepScalesJob', async () => {
   const { simd } = await bothEngines();
   const cfg = { seqLen: 256, causal: true };
@@ -142,7 +162,22 @@ test('bad arguments throw errors naming the field; the engine stays usable', asy
     [{}, [1], ['none'], { rows: NaN }, RangeError, /rows must be .*, got NaN/],
     [{}, [1], ['none'], { rows: '8' }, TypeError, /rows must be .*, got a string/],
     [{}, [1], ['none'], { rows: null }, TypeError, /rows must be .*, got null/],
-    [{}, [1], ['none'], { row: 8 }, TypeError, /unknown sweepEstimateJob option 'row'; valid options: rows/],
+    [
+      {},
+      [1],
+      ['none'],
+      { row: 8 },
+      TypeError,
+      /unknown sweepEstimateJob option 'row'; valid options: rows, gradients/,
+    ],
+    [
+      {},
+      [1],
+      ['none'],
+      { gradients: 0 },
+      TypeError,
+      /^gradients must be a boolean \(true or false\), got number$/,
+    ],
     [{}, [1], ['none'], null, TypeError, /sweepEstimateJob options must be an object/],
     [{}, [1], ['none'], 8, TypeError, /sweepEstimateJob options must be an object/],
   ];

@@ -209,7 +209,7 @@ export async function createApp({
       flushBackground(); // the Workers go on while this thread is busy
     },
     onSweepPoints(points, m) {
-      each('sweepPoints', points);
+      each('sweepPoints', points, { estimate: !!m.estimate });
       // When the sweep Worker started this job, after it was asked (the stale work before it).
       root.dataset.sweepTiming = `${m.sentAt.toFixed(1)},${m.startedAt.toFixed(1)}`;
     },
@@ -247,6 +247,7 @@ export async function createApp({
   // The URL's setting is sent at once (its notices are shown by setQuery below).
   config = parseQuery(query, schema, { limits }).config;
   compute();
+  background.first(config);
 
   // Each panel's code was fetched in parallel; mounted in the order given. Until the first result
   // is in, this thread yields between panels, so that the first chart is drawn as soon as both its

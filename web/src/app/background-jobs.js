@@ -5,6 +5,7 @@
 import { keyOf } from '../state/state.js';
 import { SWEEP_SCALES } from '../charts/sweep-store.js';
 import { thresholdsConfig } from '../panels/meta.js';
+import { estimateRowsFor } from '../compute/sweep-dispatch.js';
 
 const SWEEP_OMIT = ['dk', 'scale'];
 const VARIANTS_OMIT = ['softmax', 'subtractMax'];
@@ -39,7 +40,10 @@ export function createBackgroundJobs({ session, schema, dks, metas, each, counte
     lastSweepKey = k;
     const cfg = { ...config };
     for (const o of SWEEP_OMIT) delete cfg[o];
-    each('sweepReset', dks.length * SWEEP_SCALES.length);
+    each('sweepReset', dks.length * SWEEP_SCALES.length, {
+      estimateRows: estimateRowsFor(cfg.seqLen),
+      seqLen: cfg.seqLen,
+    });
     session.sweep(cfg, dks, SWEEP_SCALES);
     counters.sweepRequests += 1;
   }
@@ -70,6 +74,13 @@ export function createBackgroundJobs({ session, schema, dks, metas, each, counte
     nearThresholds() {
       thresholdsNear = true;
       due = true;
+    },
+    /**
+     * The sweep of the page's first setting, sent beside its run: the sweep Workers have nothing
+     * else to do while the foreground one computes it (the foreground Worker serves the run first).
+     */
+    first(config) {
+      if (wantsSweep) sweep(config);
     },
     /** Sends what is due (if the foreground Worker is free); false when nothing was due. */
     flush(config) {

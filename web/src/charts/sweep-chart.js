@@ -1,34 +1,61 @@
 // The part of the σ, entropy and gradient panels that plots a sweep against d_k: the points of the
 // three scalings as they arrive, the panel's progress line and stale mark, and the current
 // setting (a vertical line at its d_k and a dot at its value).
+//
+// At large T the sweep's estimates come first (from r of the T query rows, with standard errors):
+// they are drawn as hollow points with ±2 SE bars, and each is replaced by its exact point when it
+// arrives. The panel says which it shows: data-sweep="estimate" | "exact", data-points-drawn and
+// data-points-total on its element.
 import { createChart, drawVLine, drawDot, scaleColorKey } from './uplot-chart.js';
 import { createSweepStore, gapText, SWEEP_SCALES, SCALE_NAMES } from './sweep-store.js';
+import { drawEstimateMarks } from './estimate-marks.js';
 
 const pointsStyle = (s) => ({ show: true, size: 5, fill: (u) => u.pal[s] });
 
 /**
- * createSweepCharts(el, frame, { name, ctx, gapValue, onDone }) → { chart(host, spec),
- * setCurrent(result, cfg), sweepReset(n), sweepPoints(points), sweepDone(), failed(message), store,
- * … }. After new points are drawn, the panel's gap line names the scalings whose `gapValue(point)`
- * is not finite; `ctx.onDrawn(name)` reports a drawn chart; `onDone()` runs once the sweep is complete.
+ * createSweepCharts(el, frame, { name, ctx, gapValue, estimateNote, onDone }) → { chart(host,
+ * spec), setCurrent(result, cfg), sweepReset(n, sample), sweepPoints(points, { estimate }),
+ * sweepDone(), failed(message), store, … }. After new points are drawn, the panel's gap line names
+ * the scalings whose `gapValue(point)` is not finite; `estimateNote` follows the status line while
+ * estimates are drawn; `ctx.onDrawn(name)` reports a drawn chart; `onDone()` runs once the sweep
+ * is complete.
  */
-export function createSweepCharts(el, frame, { name, ctx = {}, gapValue, onDone = () => {} }) {
+export function createSweepCharts(
+  el,
+  frame,
+  { name, ctx = {}, gapValue, estimateNote = '', onDone = () => {} },
+) {
   const store = createSweepStore(SWEEP_SCALES);
   const charts = [];
   let current = { result: null, cfg: null };
   let total = 0;
+  let sample = { estimateRows: 0, seqLen: 0 };
   let failure = '';
 
   function progress() {
-    const n = store.stale ? 0 : store.count();
-    frame.status.textContent = failure || (n < total ? `Sweep: ${n} of ${total} points computed…` : '');
+    const exact = store.stale ? 0 : store.count();
+    const estimates = store.stale ? 0 : store.estimateCount();
+    const estimateText = [
+      `Estimate from ${sample.estimateRows} of ${sample.seqLen} query rows (hollow points, bars ±2`,
+      `standard errors); the exact values replace it point by point: ${exact} of ${total} exact…`,
+      estimateNote,
+    ];
+    let text = '';
+    if (estimates) text = estimateText.join(' ').trim();
+    else if (exact < total) text = `Sweep: ${exact} of ${total} points computed…`;
+    frame.status.textContent = failure || text;
     el.classList.toggle('is-stale', store.stale);
+    el.dataset.sweep = estimates ? 'estimate' : 'exact';
+    el.dataset.pointsDrawn = String(exact + estimates);
+    el.dataset.pointsTotal = String(total);
   }
 
   /**
    * One chart. spec: { label, aspect?, scales, axes, layers, extra?, marker: { field, scale? } }.
-   * layers: [{ name, value(point), positive?, width, dash?, scale?, points?, color? }] — one series
-   * per layer and scaling, in that order (colour: the scaling's, or the palette's `color`);
+   * layers: [{ name, value(point), se?(point), positive?, width, dash?, scale?, points?, color? }] —
+   * one series per layer and scaling, in that order (colour: the scaling's, or the palette's
+   * `color`); a layer with `se` (the standard error of `value` in an estimate) draws the sweep's
+   * estimates, one without waits for the exact points;
    * extra: [{ series, column(store, dks) }] — series that follow the layers.
    */
   function chart(host, { label, aspect, scales, axes, layers, extra = [], marker }) {
@@ -57,16 +84,19 @@ export function createSweepCharts(el, frame, { name, ctx = {}, gapValue, onDone 
         const { cfg, result } = current;
         if (!cfg || !result) return;
         drawVLine(u, cfg.dk, { color: u.pal.current, dash: [2, 3], label: `d_k = ${cfg.dk}` });
+        drawEstimateMarks(u, store, layers, SWEEP_SCALES);
         drawDot(u, cfg.dk, result[marker.field], {
           color: u.pal[scaleColorKey(cfg.scale)],
           ...(marker.scale ? { scale: marker.scale } : {}),
         });
-        if (store.count()) ctx.onDrawn?.(name);
+        if (store.count() || store.estimateCount()) ctx.onDrawn?.(name);
       },
     });
     const columns = (dks) => [
       ...layers.flatMap((layer) =>
-        SWEEP_SCALES.map((s) => store.column(s, dks, layer.value, { positive: !!layer.positive })),
+        SWEEP_SCALES.map((s) =>
+          store.column(s, dks, layer.value, { positive: !!layer.positive, estimate: !!layer.se }),
+        ),
       ),
       ...extra.map((x) => x.column(store, dks)),
     ];
@@ -89,14 +119,16 @@ export function createSweepCharts(el, frame, { name, ctx = {}, gapValue, onDone 
       current = { result, cfg };
       for (const { c } of charts) c.redrawLayer();
     },
-    sweepReset(n) {
+    /** A new sweep of `n` points; `estimateRows` > 0: its estimates come first (from that many of `seqLen` rows). */
+    sweepReset(n, { estimateRows = 0, seqLen = 0 } = {}) {
       total = n;
+      sample = { estimateRows, seqLen };
       failure = '';
       store.reset();
       progress();
     },
-    sweepPoints(points) {
-      for (const [scale, p] of Object.entries(points)) store.add(scale, p);
+    sweepPoints(points, { estimate = false } = {}) {
+      for (const [scale, p] of Object.entries(points)) store.add(scale, p, { estimate });
       draw();
       progress();
     },

@@ -8,6 +8,10 @@
 // the drag) and the pending config is sent. So a slider drag never queues up stale work.
 // Background jobs (sweeps, variants) are latest-wins too: a new one cancels the previous one.
 import { createSweepPool } from './sweep-pool.js';
+import { createSweepDispatch, estimateRowsFor, sweepTasks } from './sweep-dispatch.js';
+
+// A sweep slice on the foreground Worker is short: a run that arrives waits for it to end.
+const FOREGROUND_SLICE_MS = 6;
 
 const now = () => performance.timeOrigin + performance.now();
 
@@ -82,7 +86,7 @@ function computeSession(id, handlers, { fg, pool, hasBackground, forget }) {
   let inFlight = null; // { id, cfg }
   let pending = null; // cfg
   const jobIds = { sweep: 0, variants: 0, thresholds: 0, study: 0, report: 0, reportDetail: 0 };
-  let sweepPartsLeft = 0; // parts of the current sweep not yet done (one per sweep Worker)
+  let dispatch = null; // the current sweep's tasks (sweep-dispatch.js)
   let failedJob = 0;
   const h = { ...NO_HANDLERS, ...handlers };
 
@@ -113,7 +117,7 @@ function computeSession(id, handlers, { fg, pool, hasBackground, forget }) {
   // A background job's messages: delivered while the job is the session's latest of its kind.
   const JOB_MESSAGES = {
     sweepPoints: (m) => m.id === jobIds.sweep && h.onSweepPoints(m.points, m),
-    sweepDone: (m) => m.id === jobIds.sweep && --sweepPartsLeft === 0 && h.onSweepDone(m.id),
+    sweepDone: (m) => m.id === jobIds.sweep && dispatch.done(m.part) && h.onSweepDone(m.id),
     variantPoint: (m) => m.id === jobIds.variants && h.onVariantPoint(m.index, m.point, m.id),
     variantsDone: (m) => m.id === jobIds.variants && h.onVariantsDone(m.id),
     thresholdsCells: (m) => m.id === jobIds.thresholds && h.onThresholdsCells(m.cells, m.id),
@@ -133,6 +137,13 @@ function computeSession(id, handlers, { fg, pool, hasBackground, forget }) {
     if (slot % reportSlots() === 0) fg.postMessage(m);
     else pool.study(m, (slot % reportSlots()) - 1);
   };
+  // A sweep's Workers: every sweep Worker, then the foreground one (slot pool.size) when it is a
+  // Worker of its own; one alone when the engine runs on the page's thread.
+  const sweepSlots = () => (pool.onMainThread ? 1 : pool.size + (hasBackground ? 1 : 0));
+  const postSweep = (slot, m) => {
+    if (slot < pool.size) pool.post(slot, m);
+    else fg.postMessage({ ...m, sliceMs: FOREGROUND_SLICE_MS });
+  };
   /** A new background job of `kind`: the session's latest (its id wins over the older ones). */
   const newJob = (kind) => (jobIds[kind] = ++seq);
 
@@ -147,16 +158,30 @@ function computeSession(id, handlers, { fg, pool, hasBackground, forget }) {
     get busy() {
       return inFlight !== null || pending !== null;
     },
+    /**
+     * The sweep of `cfg` over `dks` for each of `scales`: at large T an estimate of every point
+     * first (its sweepPoints carry `estimate: true`), then the exact points; latest wins.
+     */
     sweep(cfg, dks, scales) {
+      if (dispatch?.left) this.cancel('sweep'); // its tasks may sit on other Workers than the new ones
       const jid = newJob('sweep');
-      sweepPartsLeft = pool.sweep({
-        type: 'sweep',
-        session: id,
-        id: jid,
-        cfg,
-        dks: Array.from(dks),
-        scales,
-        sentAt: now(),
+      const sentAt = now();
+      const slots = sweepSlots();
+      dispatch = createSweepDispatch({
+        tasks: sweepTasks(dks, { slots, estimateRows: estimateRowsFor(cfg.seqLen) }),
+        slots,
+        send: (slot, task, index) =>
+          postSweep(slot, {
+            type: 'sweep',
+            session: id,
+            id: jid,
+            cfg,
+            dks: task.dks,
+            scales,
+            estimateRows: task.estimateRows,
+            part: index,
+            sentAt,
+          }),
       });
       return jid;
     },
@@ -205,6 +230,7 @@ function computeSession(id, handlers, { fg, pool, hasBackground, forget }) {
     cancel(kind) {
       jobIds[kind] = -1;
       pool.broadcast({ type: 'cancel', session: id, kind });
+      if (kind === 'sweep' && hasBackground) fg.postMessage({ type: 'cancel', session: id, kind });
     },
     close() {
       fg.postMessage({ type: 'close', session: id });

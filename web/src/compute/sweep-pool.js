@@ -1,9 +1,7 @@
-// The background Workers of the engine client (worker-client.js): sweeps are split by d_k points
-// over `count` sweep Workers (compute/sweep-partition.js); the variants job runs on the last one.
+// The background Workers of the engine client (worker-client.js): `count` sweep Workers, which
+// take a sweep's d_k points one at a time (sweep-dispatch.js); the variants job runs on the last one.
 // The Workers are started by start() or by the first job posted to them (the page starts them
 // while it loads, so that they boot beside the foreground Worker).
-import { partitionDks } from './sweep-partition.js';
-
 /**
  * createSweepPool({ create, count, route, onFail }) — `create()` makes one Worker-like object
  * (null: `shared` serves everything); `route(e)` receives their messages; `onFail(message)` is
@@ -32,17 +30,13 @@ export function createSweepPool({ create, count = 1, shared = null, route, onFai
     workers[Math.min(i, workers.length - 1)].postMessage(m);
   }
 
-  /** How many parts a sweep is split into: one per Worker, one when the engine is on this thread. */
-  const parts = () =>
-    workers?.some((w) => w.onMainThread) ? 1 : workers ? workers.length : Math.max(1, count);
-
   return {
     start,
-    /** Posts one sweep message per part (each with its `part` and its share of `dks`); → the number of parts. */
-    sweep(m) {
-      const split = partitionDks(m.dks, parts());
-      split.forEach((dks, part) => post(part, { ...m, dks, part }));
-      return split.length;
+    /** A sweep task to Worker `slot` (0 ≤ slot < size). */
+    post,
+    /** The engine runs on the page's thread (see resilient-worker.js): one Worker serves all. */
+    get onMainThread() {
+      return !!workers?.some((w) => w.onMainThread);
     },
     variants(m) {
       post(count - 1, m);

@@ -5,10 +5,12 @@
 //
 // Protocol (all messages carry `session`, so several page instances can share this Worker):
 //   in : { type: 'run',   session, id, cfg, sentAt }                → out 'run'
-//        { type: 'sweep', session, id, cfg, dks, scales, part, sentAt }
-//          → out 'sweepPoints'* { part, dk, points: { [scale]: point }, sentAt, startedAt }, then
-//            'sweepDone' { part }. A page may split one sweep's d_k points into parts (one per
-//            sweep Worker); each part is its own job, keyed by `part`.
+//        { type: 'sweep', session, id, cfg, dks, scales, part, estimateRows?, sliceMs?, sentAt }
+//          → out 'sweepPoints'* { part, dk, points: { [scale]: point }, estimate, sentAt, startedAt },
+//            then 'sweepDone' { part }. A page deals one sweep's d_k points to its Workers a task
+//            at a time (sweep-dispatch.js); each part is its own job, keyed by `part`. With
+//            estimateRows the points are estimates from that many query rows; sliceMs overrides
+//            SLICE_MS (the foreground Worker's short slices).
 //        { type: 'variants', session, id, cfg, variants }           → out 'variantPoint'*, 'variantsDone'
 //        { type: 'thresholds', session, id, cfg, dks }               → out 'thresholdsCells'* { cells },
 //          'thresholdsDone' (panels/thresholds/thresholds-job.js, loaded on first use)
@@ -97,10 +99,12 @@ const JOBS = {
   report: reportJob,
   reportDetail: reportDetailJob,
 };
+let jobSeq = 0;
 const startJob = (m) => ({
   session: m.session,
   id: m.id,
   kind: m.type,
+  seq: ++jobSeq,
   ...JOBS[m.type](engine, m, post, SLICE_MS),
 });
 
@@ -146,16 +150,21 @@ function step() {
     schedule();
     return;
   }
-  // 3. One slice of one background job, jobs taken in turn; the sweeps and variants of the reader's
-  // current setting first, chapter 8's fixed studies and thresholds table when none is left (they
-  // would otherwise halve the speed of the charts the reader is looking at).
+  // 3. One slice of one background job, jobs taken in turn; a sweep's estimates first (they draw
+  // every sweep chart at once), then the sweeps and variants of the reader's current setting, and
+  // chapter 8's fixed studies and thresholds table when none is left (they would otherwise halve
+  // the speed of the charts the reader is looking at).
+  // A session's sweep tasks (the page sends each Worker the next one before it finishes the last)
+  // run one after the other, the oldest first, so that their memory is not held at once.
+  const rankOf = (job) => (job.estimate ? 2 : URGENT.has(job.kind) ? 1 : 0);
   let next = null;
-  for (const entry of jobs)
-    if (URGENT.has(entry[1].kind)) {
-      next = entry;
-      break;
+  for (const entry of jobs) if (!next || rankOf(entry[1]) > rankOf(next[1])) next = entry;
+  if (next?.[1].kind === 'sweep')
+    for (const entry of jobs) {
+      const [, job] = entry;
+      if (job.kind === 'sweep' && job.session === next[1].session && rankOf(job) === rankOf(next[1]))
+        if (job.seq < next[1].seq) next = entry;
     }
-  next ??= jobs.entries().next().value;
   if (next) {
     const [key, job] = next;
     jobs.delete(key);

@@ -486,12 +486,14 @@ export class Engine {
    * The same sweep estimated first, from `rows` sampled query rows (an integer in [2, seqLen],
    * default min(128, seqLen)) against all keys: each point's fields with standard errors, at
    * about rows/seqLen of the exact work. Same arguments and errors as `sweepScalesJob`.
+   * `gradients: false` leaves the backward out (about half the work): `gradNormQ` is then NaN,
+   * every other field the same.
    */
   sweepEstimateJob<const S extends readonly Scale[]>(
     cfg: Config | null | undefined,
     dks: ArrayLike<number>,
     scales: S,
-    options?: { rows?: number },
+    options?: { rows?: number; gradients?: boolean },
   ): SweepEstimateJob<ScaleKey<S[number]>>;
   /** Milliseconds per phase of the last sweep that ended (sampling, products, logits, …). */
   readonly lastSweepPhaseMs: Record<string, number>;

@@ -133,19 +133,25 @@ export class Engine {
    * error per field, at about rows/T of the exact sweep's work. A job like sweepScalesJob's:
    * advance(budgetMs) → { done, value: { dk, points: { [key]: estimate } } | null }; delete().
    * An estimate is { dk, rows, <field>, <field>Se, …, exactOnly: [fields it leaves to the exact
-   * sweep] } (docs/api.md, "Sweep estimates").
+   * sweep] } (docs/api.md, "Sweep estimates"). `gradients: false` leaves the backward out (about
+   * half the work): gradNormQ is then NaN, every other field the same.
    */
   sweepEstimateJob(cfg, dks, scales, options = {}) {
     if (options === null || typeof options !== 'object') {
       throw new TypeError('sweepEstimateJob options must be an object like { rows: 128 }');
     }
-    const { rows, ...rest } = options;
+    const { rows, gradients = true, ...rest } = options;
     const unknown = Object.keys(rest)[0];
     if (unknown !== undefined) {
-      throw new TypeError(`unknown sweepEstimateJob option '${unknown.slice(0, 40)}'; valid options: rows`);
+      throw new TypeError(
+        `unknown sweepEstimateJob option '${unknown.slice(0, 40)}'; valid options: rows, gradients`,
+      );
+    }
+    if (typeof gradients !== 'boolean') {
+      throw new TypeError(`gradients must be a boolean (true or false), got ${typeof gradients}`);
     }
     const keys = scaleKeys(scales);
-    const begin = throwIfError(this.#native.estimateBegin(cfg ?? {}, dks, scales, rows));
+    const begin = throwIfError(this.#native.estimateBegin(cfg ?? {}, dks, scales, rows, gradients));
     return new SweepEstimateJob(this.#native, begin.id, keys, begin.rows);
   }
 

@@ -63,9 +63,30 @@ export function mount(el, ctx = {}) {
       axis({ label: 'weight / fraction', scale: 'p', side: 1, size: 50, grid: { show: false } }),
     ],
     layers: [
-      { name: 'entropy', value: (p) => p.entropy, width: 2, scale: 'y', points: true },
-      { name: 'max weight', value: (p) => p.maxWeight, width: 1.5, dash: [7, 4], scale: 'p' },
-      { name: 'saturated', value: (p) => p.saturatedFraction, width: 1.5, dash: [2, 3], scale: 'p' },
+      {
+        name: 'entropy',
+        value: (p) => p.entropy,
+        se: (p) => p.entropySe,
+        width: 2,
+        scale: 'y',
+        points: true,
+      },
+      {
+        name: 'max weight',
+        value: (p) => p.maxWeight,
+        se: (p) => p.maxWeightSe,
+        width: 1.5,
+        dash: [7, 4],
+        scale: 'p',
+      },
+      {
+        name: 'saturated',
+        value: (p) => p.saturatedFraction,
+        se: (p) => p.saturatedFractionSe,
+        width: 1.5,
+        dash: [2, 3],
+        scale: 'p',
+      },
     ],
     // ln T does not depend on the scaling: take it from whichever scaling has the point.
     extra: [
@@ -97,7 +118,8 @@ export function mount(el, ctx = {}) {
     const last = dks[dks.length - 1];
     const ends = last
       ? SWEEP_SCALES.map(
-          (s) => `${SCALE_NAMES[s]} ${pct(store.column(s, [last], (p) => p.saturatedFraction)[0] ?? NaN)}`,
+          (s) =>
+            `${SCALE_NAMES[s]} ${pct(store.column(s, [last], (p) => p.saturatedFraction, { estimate: false })[0] ?? NaN)}`,
         ).join(', ')
       : '';
     frame.setSummary(

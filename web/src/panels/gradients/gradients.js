@@ -78,13 +78,17 @@ export function mount(el, ctx = {}) {
     name: 'gradients',
     ctx,
     gapValue: (p) => p.jacobianNormMedian,
+    estimateNote:
+      'The median Jacobian norm and the gradients to Q and K wait for the exact points: ∂L/∂K sums over ' +
+      'every query row, and a row’s ∂L/∂Q is heavy-tailed (a few sharp rows carry the RMS), so a sample of ' +
+      'rows gives neither with an honest error.',
   });
   const { store } = sweep;
   const logLog = () => ({ x: { time: false, distr: 3, log: 2 }, y: { distr: 3, log: 10 } });
   // Solid with points, and dashed: two measures per scaling on one chart.
   const pair = (a, b) => [
-    { name: a.name, value: a.value, positive: true, width: 2, points: true },
-    { name: b.name, value: b.value, positive: true, width: 1.5, dash: [7, 4] },
+    { ...a, positive: true, width: 2, points: true },
+    { ...b, positive: true, width: 1.5, dash: [7, 4] },
   ];
 
   const sub = (title) => {
@@ -101,7 +105,7 @@ export function mount(el, ctx = {}) {
     axes: [log2Axis('d_k'), logYAxis('‖J‖ per row')],
     layers: pair(
       { name: 'median', value: (p) => p.jacobianNormMedian },
-      { name: 'mean', value: (p) => p.jacobianNormMean },
+      { name: 'mean', value: (p) => p.jacobianNormMean, se: (p) => p.jacobianNormMeanSe },
     ),
     marker: { field: 'jacobianNormMedian' },
   });

@@ -52,10 +52,18 @@ export function mount(el, ctx = {}) {
     scales: { x: { time: false, distr: 3, log: 2 }, y: { distr: 3, log: 10 } },
     axes: [log2Axis('d_k'), logYAxis('σ of logits')],
     layers: [
-      { name: 'measured', value: (p) => p.logitStd, positive: true, width: 2, points: true },
+      {
+        name: 'measured',
+        value: (p) => p.logitStd,
+        se: (p) => p.logitStdSe,
+        positive: true,
+        width: 2,
+        points: true,
+      },
       {
         name: 'theory',
         value: (p) => p.rawLogitStdTheory * p.scaleFactor,
+        se: () => 0, // from the config: exact in an estimate too
         positive: true,
         width: 1.25,
         dash: [6, 4],
@@ -72,7 +80,8 @@ export function mount(el, ctx = {}) {
     const last = dks[dks.length - 1];
     const ends = last
       ? SWEEP_SCALES.map(
-          (s) => `${SCALE_NAMES[s]} ${fmt(store.column(s, [last], (p) => p.logitStd)[0] ?? NaN, 3)}`,
+          (s) =>
+            `${SCALE_NAMES[s]} ${fmt(store.column(s, [last], (p) => p.logitStd, { estimate: false })[0] ?? NaN, 3)}`,
         ).join(', ')
       : '';
     frame.setSummary(

@@ -1,0 +1,152 @@
+// How the page deals a sweep's d_k points to its Workers (web/src/compute/sweep-dispatch.js), and
+// that the split changes no number: the points of every task, each computed by its own job, equal
+// the points of one job over every d_k, bit for bit.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  createSweepDispatch,
+  estimateRowsFor,
+  groupDks,
+  sweepTasks,
+  sweepWorkerCount,
+} from '../../../web/src/compute/sweep-dispatch.js';
+import { bothEngines } from '../helpers.js';
+
+const DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
+
+test('tasks: the costliest first, small d_k together, every d_k once; every estimate before any exact task', () => {
+  for (const slots of [1, 2, 3, 5, 12]) {
+    const groups = groupDks(DKS, slots);
+    assert.deepEqual(
+      groups.flat().sort((a, b) => a - b),
+      DKS,
+      `${slots} slots`,
+    );
+    for (const g of groups) {
+      assert.deepEqual(
+        g,
+        [...g].sort((a, b) => a - b),
+      );
+      // a group is a run of consecutive d_k of the sweep
+      assert.equal(DKS.indexOf(g[g.length - 1]) - DKS.indexOf(g[0]), g.length - 1);
+    }
+    assert.deepEqual(groups[0], [4096], 'the largest alone, first');
+  }
+  assert.deepEqual(groupDks(DKS, 2), [[4096], [2048], [1024], [1, 2, 4, 8, 16, 32, 64, 128, 256], [512]]);
+  // A short sweep (no estimate): one task per Worker, the largest alone.
+  assert.deepEqual(sweepTasks([4, 1, 2]), [{ dks: [1, 2, 4], estimateRows: 0 }]);
+  assert.deepEqual(
+    sweepTasks(DKS, { slots: 3 }).map((t) => t.dks),
+    [[4096], [2048], DKS.slice(0, -2)],
+  );
+  assert.deepEqual(
+    groupDks(DKS, 20, { short: true }),
+    [...DKS].reverse().map((dk) => [dk]),
+  );
+  const tasks = sweepTasks(DKS, { slots: 2, estimateRows: 128 });
+  assert.deepEqual(
+    tasks.map((t) => t.estimateRows),
+    [128, 128, 128, 128, 128, 0, 0, 0, 0, 0],
+  );
+  assert.deepEqual(
+    tasks.slice(0, 5).map((t) => t.dks),
+    tasks.slice(5).map((t) => t.dks),
+  );
+  assert.equal(estimateRowsFor(256), 0);
+  assert.equal(estimateRowsFor(511), 0);
+  assert.equal(estimateRowsFor(512), 128);
+  assert.equal(estimateRowsFor(2048), 128);
+  assert.equal(estimateRowsFor(undefined), 0);
+});
+
+test('dispatch: up to two estimates or one exact task per Worker, the next to whichever reports first, every task once', () => {
+  for (const slots of [1, 2, 3, 5, 7, 13, 20, 40]) {
+    const sent = [];
+    const holding = new Map(); // index → [slot, task]
+    const held = (slot) => [...holding.values()].filter(([s]) => s === slot).map(([, t]) => t);
+    const tasks = sweepTasks(DKS, { slots: 12, estimateRows: 128 });
+    const d = createSweepDispatch({
+      tasks,
+      slots,
+      send: (slot, task, index) => {
+        const before = held(slot);
+        if (task.estimateRows) assert.ok(before.length < 2, `slot ${slot} got a third estimate`);
+        else assert.equal(before.length, 0, `slot ${slot} got an exact task while it held another task`);
+        holding.set(index, [slot, task]);
+        sent.push(task);
+      },
+    });
+    // At first: two estimates a Worker while they last; a Worker with none gets an exact task.
+    const n = tasks.length / 2;
+    const first = slots <= n ? Math.min(2 * slots, n) : Math.min(slots, 2 * n);
+    assert.equal(holding.size, first);
+    let finished = false;
+    // Workers finish in a scrambled order: the task with the smallest d_k first.
+    while (holding.size) {
+      const [index] = [...holding].sort((a, b) => a[1][1].dks[0] - b[1][1].dks[0])[0];
+      holding.delete(index);
+      assert.equal(finished, false);
+      finished = d.done(index);
+    }
+    assert.equal(finished, true);
+    assert.equal(d.left, 0);
+    assert.equal(d.done(0), false, 'a task reported twice is ignored');
+    assert.deepEqual(sent, tasks, `${slots} slots: the tasks go out in queue order`);
+  }
+});
+
+test('sweep Workers: one per spare core, 1 to 12; ?sweepWorkers=1..12 overrides', () => {
+  assert.equal(sweepWorkerCount(null, 2), 1);
+  assert.equal(sweepWorkerCount(null, 1), 1);
+  assert.equal(sweepWorkerCount(null, 4), 3);
+  assert.equal(sweepWorkerCount(null, 16), 12);
+  assert.equal(sweepWorkerCount(null, 8), 7);
+  assert.equal(sweepWorkerCount(null, undefined), 1);
+  assert.equal(sweepWorkerCount('3', 2), 3);
+  assert.equal(sweepWorkerCount('12', 2), 12);
+  assert.equal(sweepWorkerCount('13', 2), 1);
+  assert.equal(sweepWorkerCount('x', 8), 7);
+  assert.equal(sweepWorkerCount('', 8), 7);
+});
+
+/** Every point of one job (exact, or estimated from `rows`), in order, advancing in slices of `budgetMs`. */
+function drain(engine, cfg, dks, scales, budgetMs, rows = 0) {
+  const job = rows
+    ? engine.sweepEstimateJob(cfg, dks, scales, { rows })
+    : engine.sweepScalesJob(cfg, dks, scales);
+  const out = [];
+  try {
+    for (;;) {
+      const { done, value } = job.advance(budgetMs);
+      if (value) out.push(value);
+      if (done) return out;
+    }
+  } finally {
+    job.delete();
+  }
+}
+
+test('one job per d_k gives the points of one job over every d_k, bit for bit; so do the estimates', async () => {
+  const { simd } = await bothEngines();
+  const cfg = { seqLen: 24, precision: 'fp16', mean: 0.3, correlation: 0.4 };
+  const scales = ['none', 'sqrt', 'linear', 0.25];
+  const dks = DKS.slice(0, 10);
+  const whole = drain(simd, cfg, dks, scales, 1000);
+  const parts = sweepTasks(dks, { slots: 3 })
+    .flatMap((t) => drain(simd, cfg, t.dks, scales, 0))
+    .sort((a, b) => a.dk - b.dk);
+  assert.deepEqual(
+    parts.map((p) => p.dk),
+    dks,
+  );
+  // deepStrictEqual compares numbers with Object.is: NaN equals NaN, -0 differs from +0.
+  assert.deepStrictEqual(parts, whole);
+  assert.deepEqual(Object.keys(whole[0].points), ['none', 'sqrt', 'linear', '0.25']);
+
+  const estimated = drain(simd, { ...cfg, seqLen: 96 }, dks, scales, 1000, 16);
+  const estimatedParts = sweepTasks(dks, { slots: 3, estimateRows: 16 })
+    .filter((t) => t.estimateRows)
+    .flatMap((t) => drain(simd, { ...cfg, seqLen: 96 }, t.dks, scales, 0, t.estimateRows))
+    .sort((a, b) => a.dk - b.dk);
+  assert.deepStrictEqual(estimatedParts, estimated);
+});
