@@ -247,7 +247,6 @@ export async function createApp({
   // The URL's setting is sent at once (its notices are shown by setQuery below).
   config = parseQuery(query, schema, { limits }).config;
   compute();
-  background.first(config);
 
   // Each panel's code was fetched in parallel; mounted in the order given. Until the first result
   // is in, this thread yields between panels, so that the first chart is drawn as soon as both its

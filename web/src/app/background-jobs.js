@@ -75,13 +75,6 @@ export function createBackgroundJobs({ session, schema, dks, metas, each, counte
       thresholdsNear = true;
       due = true;
     },
-    /**
-     * The sweep of the page's first setting, sent beside its run: the sweep Workers have nothing
-     * else to do while the foreground one computes it (the foreground Worker serves the run first).
-     */
-    first(config) {
-      if (wantsSweep) sweep(config);
-    },
     /** Sends what is due (if the foreground Worker is free); false when nothing was due. */
     flush(config) {
       if (!due || session.busy) return false;
