@@ -54,6 +54,16 @@ class JsEngine {
     return out;
   }
 
+  // run's scalar fields without the backward (engine.js forwardStats).
+  val forwardStats(val cfg) {
+    Config c;
+    ConfigError err;
+    if (!read_config(cfg, c, err)) return error_value(err);
+    val out = val::object();
+    set_stats(out, engine_.forward_stats(c));
+    return out;
+  }
+
   val validate(val cfg) {
     Config c;
     ConfigError err;
@@ -442,6 +452,7 @@ EMSCRIPTEN_BINDINGS(attnscale) {
   emscripten::class_<JsEngine>("Engine")
       .constructor<>()
       .function("run", &JsEngine::run)
+      .function("forwardStats", &JsEngine::forwardStats)
       .function("validate", &JsEngine::validate)
       .function("sweepBegin", &JsEngine::sweepBegin)
       .function("sweepAdvance", &JsEngine::sweepAdvance)

@@ -12,10 +12,13 @@ RunResult AttentionEngine::run(const Config& c) { return measure(c, true); }
 
 RunStats AttentionEngine::stats(const Config& c) { return measure(c, false).stats; }
 
-RunResult AttentionEngine::measure(const Config& c, bool keepMatrices) {
-  workspace_.reset(c.seqLen, c.dk, uses_gram(c.seqLen, c.dk, c.qkNorm));
+RunStats AttentionEngine::forward_stats(const Config& c) { return measure(c, false, false).stats; }
+
+RunResult AttentionEngine::measure(const Config& c, bool keepMatrices, bool backward) {
+  // (The Gram products serve only the backward.)
+  workspace_.reset(c.seqLen, c.dk, backward && uses_gram(c.seqLen, c.dk, c.qkNorm));
   configs_.assign(1, c);
-  job_.plan(workspace_, configs_, c.dk, keepMatrices);
+  job_.plan(workspace_, configs_, c.dk, keepMatrices, backward);
   job_.run_until(Clock::time_point::max());
   RunResult out = std::move(job_.results().front());
   // Buffers above kKeepBytes go back to the allocator, so that a large run and a large sweep one

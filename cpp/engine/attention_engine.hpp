@@ -19,9 +19,11 @@ class AttentionEngine {
   RunResult run(const Config& c);
   // The same measurement without the histograms, weights and per-row arrays (a sweep point).
   RunStats stats(const Config& c);
+  // stats() without the backward: gradNormQ and gradNormK NaN, every other field the same.
+  RunStats forward_stats(const Config& c);
 
  private:
-  RunResult measure(const Config& c, bool keepMatrices);
+  RunResult measure(const Config& c, bool keepMatrices, bool backward = true);
 
   Workspace workspace_;
   std::vector<Config> configs_;

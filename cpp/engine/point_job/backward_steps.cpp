@@ -180,8 +180,8 @@ void PointJob::end_scale(int s) {
   st.nonFinite.output = state_.needOutput ? state_.outputNonFinite : 0;
   const double entries = static_cast<double>(ws_->seqLen) * dk_;
   // (The Gram form of a sum of squares can round below 0 when it is ~0.)
-  st.gradNormQ = std::sqrt(std::max(0.0, state_.dqSquares) / entries);
-  st.gradNormK = std::sqrt(std::max(0.0, state_.dkSquares) / entries);
+  st.gradNormQ = backward_ ? std::sqrt(std::max(0.0, state_.dqSquares) / entries) : nan;
+  st.gradNormK = backward_ ? std::sqrt(std::max(0.0, state_.dkSquares) / entries) : nan;
   st.firstNonFiniteStage = st.nonFinite.logits    ? Stage::logits
                            : st.nonFinite.exp     ? Stage::exp
                            : st.nonFinite.weights ? Stage::weights

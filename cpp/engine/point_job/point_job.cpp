@@ -37,11 +37,13 @@ void PointJob::add_rows(Phase phase, double flopsPerRow, std::function<void(int,
   }
 }
 
-void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, bool keepMatrices) {
+void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, bool keepMatrices,
+                    bool backward) {
   ws_ = &ws;
   configs_ = &configs;
   dk_ = dk;
   keep_ = keepMatrices;
+  backward_ = backward;
   steps_.clear();
   next_ = 0;
   results_.assign(configs.size(), RunResult{});
@@ -75,7 +77,7 @@ void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, b
     add_rows(Phase::output, 100 * d, [this](int r0, int r1) { prepare_output_rows(r0, r1); });
     add_rows(Phase::output, (online ? 6 : 2) * T * d,
              [this, s](int r0, int r1) { output_rows(s, r0, r1); });
-    if (ws.givenQ) {  // a model's own inputs: no upstream gradient, so no backward
+    if (ws.givenQ || !backward) {  // a model's own inputs: no upstream gradient, so no backward
       add(Phase::backward, [this, s] { end_scale(s); });
       continue;
     }

@@ -46,7 +46,9 @@ class PointJob {
  public:
   // configs: the same settings except the scale, each with .dk == dk; ws.sampled <= dk, and ws
   // outlives the job. keepMatrices: also the histograms, weights and per-row arrays (a `run`).
-  void plan(Workspace& ws, const std::vector<Config>& configs, int dk, bool keepMatrices);
+  // Without `backward` the job stops after the output: gradNormQ and gradNormK are NaN.
+  void plan(Workspace& ws, const std::vector<Config>& configs, int dk, bool keepMatrices,
+            bool backward = true);
   // Runs steps until all are done (true) or `deadline` has passed (false; call again to go on).
   bool run_until(Clock::time_point deadline);
   // One result per config, complete once run_until returned true.
@@ -104,6 +106,7 @@ class PointJob {
   const std::vector<Config>* configs_ = nullptr;
   int dk_ = 0;
   bool keep_ = false;
+  bool backward_ = true;
   Moments raw_;
   double normStd_ = 0;
   Histogram rawHistogram_;

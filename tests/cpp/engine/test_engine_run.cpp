@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include "config/config.hpp"
 #include "engine/attention_engine.hpp"
@@ -94,6 +95,31 @@ TEST(EngineSweep, EachPointEqualsRunAtThatDkBitForBit) {
       EXPECT_TRUE(same_double(f.get(point), f.get(single))) << f.name << " at dk=" << d;
   }
   EXPECT_TRUE(sweep.done());
+}
+
+// forward_stats (the precision panel's variants) is run without the backward: the same bits in
+// every other field, on both sides of the Gram switch (d_k >= T) and with online softmax, fp16
+// and a soft-cap; gradNormQ and gradNormK are NaN.
+TEST(EngineRun, ForwardStatsAreRunWithoutTheGradients) {
+  AttentionEngine engine;
+  for (int d : {8, 40, 64}) {
+    Config c = make(d, 40, d == 40 ? ScaleMode::none : ScaleMode::sqrt);
+    c.causal = d == 8;
+    c.softmax = d == 64 ? SoftmaxMode::online : SoftmaxMode::naive;
+    if (d == 40) {
+      c.format.precision = Precision::fp16;
+      c.softcap = 20;
+    }
+    const RunStats full = engine.run(c).stats;
+    const RunStats forward = engine.forward_stats(c);
+    for (const auto& f : scalar_fields()) {
+      const std::string name = f.name;
+      if (name == "gradNormQ" || name == "gradNormK")
+        EXPECT_TRUE(std::isnan(f.get(forward))) << name;
+      else
+        EXPECT_TRUE(same_double(f.get(forward), f.get(full))) << name << " at dk=" << d;
+    }
+  }
 }
 
 TEST(EngineRun, HeadlineNumbersOfTheSeed) {

@@ -113,3 +113,26 @@ test('every precision runs and reports its largest finite value', async () => {
     assert.equal(r.largestFinite, largest[precision], precision);
   }
 });
+
+test("forwardStats is run's scalars without the gradients (the precision panel's variants), in both builds", async () => {
+  const { simd, scalar } = await bothEngines();
+  const configs = [
+    { seqLen: 48, dk: 16, precision: 'fp16', scale: 'none', subtractMax: false },
+    { seqLen: 32, dk: 64, softmax: 'online', causal: true }, // d_k >= T: the run's Gram form
+    { seqLen: 40, dk: 8, softcap: 15, qkNorm: 'rms', precision: 'fp8e4m3' },
+  ];
+  for (const engine of [simd, scalar]) {
+    for (const cfg of configs) {
+      const run = engine.run(cfg);
+      const forward = engine.forwardStats(cfg);
+      assert.ok(Number.isNaN(forward.gradNormQ) && Number.isNaN(forward.gradNormK));
+      assert.ok(Number.isFinite(run.gradNormQ) && Number.isFinite(run.gradNormK));
+      for (const [name, value] of Object.entries(forward)) {
+        if (name === 'gradNormQ' || name === 'gradNormK') continue;
+        assert.deepStrictEqual(value, run[name], `${name} ${JSON.stringify(cfg)}`);
+      }
+    }
+  }
+  assert.throws(() => simd.forwardStats({ dk: 0 }), { name: 'RangeError', message: /dk/ });
+  assert.equal(simd.run({ seqLen: 8 }).config.seqLen, 8); // the engine stays usable
+});

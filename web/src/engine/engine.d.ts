@@ -455,6 +455,8 @@ export class Engine {
   validate(cfg?: Config): FullConfig;
   /** One measurement: sampled Q, K, V, forward, backward and statistics. */
   run(cfg?: Config): RunResult;
+  /** run's scalar fields without the backward: gradNormQ and gradNormK are NaN, the rest the same. */
+  forwardStats(cfg?: Config): RunScalars;
   /** Points one at a time for each d_k in `dks` (1…64 integers in [1, 4096]). */
   sweepPoints(cfg: Config | null | undefined, dks: ArrayLike<number>): Generator<SweepPoint, void, undefined>;
   /** Every scalar field over `dks`, as columns. */

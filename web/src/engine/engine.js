@@ -68,6 +68,14 @@ export class Engine {
   }
 
   /**
+   * run(cfg)'s scalar fields without the backward (about 0.6× a run's work at d_k < T, less from
+   * there, and no arrays): gradNormQ and gradNormK are NaN, every other field the same bit for bit.
+   */
+  forwardStats(cfg = {}) {
+    return throwIfError(this.#native.forwardStats(cfg));
+  }
+
+  /**
    * Points one at a time ({ dk, ...scalar fields }) for each d_k in `dks`, so a page can draw them
    * as they arrive. Interleaving with run() is fine.
    */

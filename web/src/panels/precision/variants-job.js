@@ -1,6 +1,6 @@
 // The precision panel's Worker job: the page's setting run again under each softmax variant
-// (meta.js: PRECISION_VARIANTS), one run per step, so a newer request is seen between runs.
-import { scalarsOf } from '../../compute/jobs/run.js';
+// (meta.js: PRECISION_VARIANTS), one run per step, so a newer request is seen between runs. The
+// panel shows no gradient, so each is run without the backward (engine.forwardStats).
 
 export function variantsJob(engine, { session, id, cfg, variants }, post) {
   let i = 0;
@@ -11,8 +11,8 @@ export function variantsJob(engine, { session, id, cfg, variants }, post) {
         return false;
       }
       const index = i++;
-      const r = engine.run({ ...cfg, ...variants[index] });
-      post({ type: 'variantPoint', session, id, index, point: scalarsOf(r) });
+      const point = engine.forwardStats({ ...cfg, ...variants[index] });
+      post({ type: 'variantPoint', session, id, index, point });
       return true;
     },
     dispose() {},
