@@ -5,7 +5,6 @@
 import { keyOf } from '../state/state.js';
 import { SWEEP_SCALES } from '../charts/sweep-store.js';
 import { thresholdsConfig } from '../panels/meta.js';
-import { estimateRowsFor } from '../compute/sweep-dispatch.js';
 
 const SWEEP_OMIT = ['dk', 'scale'];
 const VARIANTS_OMIT = ['softmax', 'subtractMax'];
@@ -40,10 +39,7 @@ export function createBackgroundJobs({ session, schema, dks, metas, each, counte
     lastSweepKey = k;
     const cfg = { ...config };
     for (const o of SWEEP_OMIT) delete cfg[o];
-    each('sweepReset', dks.length * SWEEP_SCALES.length, {
-      estimateRows: estimateRowsFor(cfg.seqLen),
-      seqLen: cfg.seqLen,
-    });
+    each('sweepReset', dks.length * SWEEP_SCALES.length, { seqLen: cfg.seqLen });
     session.sweep(cfg, dks, SWEEP_SCALES);
     counters.sweepRequests += 1;
   }

@@ -15,6 +15,8 @@ function yPos(u, v, key) {
  * layer spec): in the scaling's colour, or the layer's own.
  */
 export function drawEstimateMarks(u, store, layers, scales) {
+  if (!store.estimateCount()) return;
+  const dks = store.dks();
   const dpr = devicePixelRatio;
   const { ctx, bbox } = u;
   const xs = u.scales.x;
@@ -28,7 +30,7 @@ export function drawEstimateMarks(u, store, layers, scales) {
     const key = layer.scale ?? 'y';
     for (const s of scales) {
       ctx.strokeStyle = u.pal[layer.color ?? s];
-      for (const dk of store.dks()) {
+      for (const dk of dks) {
         const p = store.estimateAt(s, dk);
         if (!p || !(dk >= xs.min && dk <= xs.max)) continue;
         const v = layer.value(p);

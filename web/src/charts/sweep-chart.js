@@ -14,7 +14,7 @@ const pointsStyle = (s) => ({ show: true, size: 5, fill: (u) => u.pal[s] });
 
 /**
  * createSweepCharts(el, frame, { name, ctx, gapValue, estimateNote, onDone }) → { chart(host,
- * spec), setCurrent(result, cfg), sweepReset(n, sample), sweepPoints(points, { estimate }),
+ * spec), setCurrent(result, cfg), sweepReset(n, { seqLen }), sweepPoints(points, { estimate }),
  * sweepDone(), failed(message), store, … }. After new points are drawn, the panel's gap line names
  * the scalings whose `gapValue(point)` is not finite; `estimateNote` follows the status line while
  * estimates are drawn; `ctx.onDrawn(name)` reports a drawn chart; `onDone()` runs once the sweep
@@ -29,14 +29,14 @@ export function createSweepCharts(
   const charts = [];
   let current = { result: null, cfg: null };
   let total = 0;
-  let sample = { estimateRows: 0, seqLen: 0 };
+  let seqLen = 0;
   let failure = '';
 
   function progress() {
     const exact = store.stale ? 0 : store.count();
     const estimates = store.stale ? 0 : store.estimateCount();
     const estimateText = [
-      `Estimate from ${sample.estimateRows} of ${sample.seqLen} query rows (hollow points, bars ±2`,
+      `Estimate from ${store.estimateRows()} of ${seqLen} query rows (hollow points, bars ±2`,
       `standard errors); the exact values replace it point by point: ${exact} of ${total} exact…`,
       estimateNote,
     ];
@@ -119,10 +119,10 @@ export function createSweepCharts(
       current = { result, cfg };
       for (const { c } of charts) c.redrawLayer();
     },
-    /** A new sweep of `n` points; `estimateRows` > 0: its estimates come first (from that many of `seqLen` rows). */
-    sweepReset(n, { estimateRows = 0, seqLen = 0 } = {}) {
+    /** A new sweep of `n` points over `seqLen` query rows (its estimates name how many they sampled). */
+    sweepReset(n, { seqLen: rows = 0 } = {}) {
       total = n;
-      sample = { estimateRows, seqLen };
+      seqLen = rows;
       failure = '';
       store.reset();
       progress();

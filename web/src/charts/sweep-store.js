@@ -9,6 +9,7 @@ export function createSweepStore(scales) {
   let exact = empty();
   let estimates = empty();
   let stale = false;
+  const sizeOf = (byScale) => [...byScale.values()].reduce((n, m) => n + m.size, 0);
   /** The point drawn for (scale, dk): the exact one, else the estimate (when `estimate`). */
   const drawn = (scale, dk, estimate = true) =>
     exact.get(scale)?.get(dk) ?? (estimate ? estimates.get(scale)?.get(dk) : undefined);
@@ -55,16 +56,13 @@ export function createSweepStore(scales) {
       return exact.get(scale)?.has(dk) ? undefined : estimates.get(scale)?.get(dk);
     },
     /** Exact points. */
-    count() {
-      let n = 0;
-      for (const m of exact.values()) n += m.size;
-      return n;
-    },
+    count: () => sizeOf(exact),
     /** Estimates not yet replaced by their exact point. */
-    estimateCount() {
-      let n = 0;
-      for (const m of estimates.values()) n += m.size;
-      return n;
+    estimateCount: () => sizeOf(estimates),
+    /** The query rows the estimates sampled (each estimate says; 0 without one). */
+    estimateRows() {
+      const m = [...estimates.values()].find((byDk) => byDk.size);
+      return m ? m.values().next().value.rows : 0;
     },
     /** Scalings with at least one drawn point where `f` is NaN or infinite. */
     nonFiniteScales(f) {

@@ -154,8 +154,8 @@ function step() {
   // every sweep chart at once), then the sweeps and variants of the reader's current setting, and
   // chapter 8's fixed studies and thresholds table when none is left (they would otherwise halve
   // the speed of the charts the reader is looking at).
-  // A session's sweep tasks (the page sends each Worker the next one before it finishes the last)
-  // run one after the other, the oldest first, so that their memory is not held at once.
+  // A session's sweep tasks (a Worker may hold two estimates: sweep-dispatch.js) run one after the
+  // other, the oldest first, so that their memory is not held at once.
   const rankOf = (job) => (job.estimate ? 2 : URGENT.has(job.kind) ? 1 : 0);
   let next = null;
   for (const entry of jobs) if (!next || rankOf(entry[1]) > rankOf(next[1])) next = entry;
