@@ -22,12 +22,25 @@ class AttentionEngine {
   // stats() without the backward: gradNormQ and gradNormK NaN, every other field the same.
   RunStats forward_stats(const Config& c);
 
+  // run() in two calls, so that what needs only the forward can be shown first: run_forward's
+  // result is run's with gradNormQ and gradNormK NaN, and run_backward goes on with the same job
+  // to run's gradient norms. Up to T·d_k = kSplitFloats; beyond it run_forward is run (nothing
+  // pending), as the saved blocks of V would cost more memory than the split saves time.
+  static constexpr std::size_t kSplitFloats = std::size_t{1} << 21;
+  RunResult run_forward(const Config& c);
+  bool backward_pending() const { return pending_; }
+  // Works on the pending backward until it is done (true: `out` holds the complete statistics)
+  // or `deadline` passes (false). Any other call of this engine drops a pending backward.
+  bool run_backward(Clock::time_point deadline, RunStats& out);
+
  private:
   RunResult measure(const Config& c, bool keepMatrices, bool backward = true);
+  void release_if_large();
 
   Workspace workspace_;
   std::vector<Config> configs_;
   PointJob job_;
+  bool pending_ = false;
 };
 
 // The same measurements for many d_k and one or more scalings. Q, K, V, G are sampled once and

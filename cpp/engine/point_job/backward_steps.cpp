@@ -171,21 +171,28 @@ void PointJob::gram_k_rows(int r0, int r1) {
   state_.dkSquares += lower_inner(ws.gramQ.data(), T, ws.rowsA.data(), r0, r1);
 }
 
-void PointJob::end_scale(int s) {
-  RunResult& out = results_[s];
-  RunStats& st = out.stats;
+// The scaling's statistics that need only the forward; the gradient norms stay NaN until the
+// backward is done.
+void PointJob::forward_summary(int s) {
+  RunStats& st = results_[s].stats;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const bool online = (*configs_)[s].softmax == SoftmaxMode::online;
   st.onlineMaxAbsDiff = online ? state_.outputDiff : nan;
   st.nonFinite.output = state_.needOutput ? state_.outputNonFinite : 0;
-  const double entries = static_cast<double>(ws_->seqLen) * dk_;
-  // (The Gram form of a sum of squares can round below 0 when it is ~0.)
-  st.gradNormQ = backward_ ? std::sqrt(std::max(0.0, state_.dqSquares) / entries) : nan;
-  st.gradNormK = backward_ ? std::sqrt(std::max(0.0, state_.dkSquares) / entries) : nan;
+  st.gradNormQ = nan;
+  st.gradNormK = nan;
   st.firstNonFiniteStage = st.nonFinite.logits    ? Stage::logits
                            : st.nonFinite.exp     ? Stage::exp
                            : st.nonFinite.weights ? Stage::weights
                            : st.nonFinite.output  ? Stage::output
                                                   : Stage::none;
+}
+
+void PointJob::gradient_summary(int s) {
+  RunStats& st = results_[s].stats;
+  const double entries = static_cast<double>(ws_->seqLen) * dk_;
+  // (The Gram form of a sum of squares can round below 0 when it is ~0.)
+  st.gradNormQ = std::sqrt(std::max(0.0, state_.dqSquares) / entries);
+  st.gradNormK = std::sqrt(std::max(0.0, state_.dkSquares) / entries);
 }
 }  // namespace attnscale

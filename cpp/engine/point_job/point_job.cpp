@@ -38,14 +38,16 @@ void PointJob::add_rows(Phase phase, double flopsPerRow, std::function<void(int,
 }
 
 void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, bool keepMatrices,
-                    bool backward) {
+                    bool backward, bool gradientProductsLast) {
   ws_ = &ws;
   configs_ = &configs;
   dk_ = dk;
   keep_ = keepMatrices;
   backward_ = backward;
+  gradientsLast_ = gradientProductsLast && backward && !ws.givenQ && configs.size() == 1;
   steps_.clear();
   next_ = 0;
+  forwardEnd_ = 0;
   results_.assign(configs.size(), RunResult{});
   // Step sizes in flops per row; an element-wise pass over a row counts ~30 flops per element (it
   // is memory-bound), the softmax with its statistics ~300, a sampled value ~100.
@@ -55,7 +57,11 @@ void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, b
   for (int c0 = ws.sampled; c0 < dk; c0 += kBlockCols) {
     const int c1 = std::min(dk, c0 + kBlockCols);
     add(Phase::sampling, [this, c0, c1] { sample_block(c0, c1); });
-    add_rows(Phase::products, (ws.gram ? 6 : 4) * T * (c1 - c0),
+    add_rows(Phase::products,
+             (gradientsLast_ ? 2
+              : ws.gram      ? 6
+                             : 4) *
+                 T * (c1 - c0),
              [this, c0, c1](int r0, int r1) { accumulate_rows(c0, c1, r0, r1); });
   }
   add_rows(Phase::logits, 60 * T, [this](int r0, int r1) { raw_logit_rows(r0, r1); });
@@ -77,10 +83,16 @@ void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, b
     add_rows(Phase::output, 100 * d, [this](int r0, int r1) { prepare_output_rows(r0, r1); });
     add_rows(Phase::output, (online ? 6 : 2) * T * d,
              [this, s](int r0, int r1) { output_rows(s, r0, r1); });
-    if (ws.givenQ || !backward) {  // a model's own inputs: no upstream gradient, so no backward
-      add(Phase::backward, [this, s] { end_scale(s); });
-      continue;
-    }
+    add(Phase::output, [this, s] { forward_summary(s); });
+    forwardEnd_ = steps_.size();
+    if (ws.givenQ || !backward) continue;  // a model's own inputs: no upstream gradient
+    if (gradientsLast_)
+      for (int c0 = 0; c0 < dk; c0 += kBlockCols) {
+        const int c1 = std::min(dk, c0 + kBlockCols);
+        add(Phase::sampling, [this, c0, c1] { gradient_block(c0, c1); });
+        add_rows(Phase::products, (ws.gram ? 4 : 2) * T * (c1 - c0),
+                 [this, c0, c1](int r0, int r1) { gradient_product_rows(c0, c1, r0, r1); });
+      }
     if (uses_gram(ws.seqLen, dk, norm)) {
       add_rows(Phase::backward, 60 * T, [this, s](int r0, int r1) { ds_rows(s, r0, r1); });
       add_rows(Phase::backward, 30 * T, [this](int r0, int r1) { transpose_ds_rows(r0, r1); });
@@ -96,7 +108,17 @@ void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, b
       add_rows(Phase::backward, 2 * T * d / 1.5,
                [this, s](int r0, int r1) { backward_k_rows(s, r0, r1); });
     }
-    add(Phase::backward, [this, s] { end_scale(s); });
+    add(Phase::backward, [this, s] { gradient_summary(s); });
+  }
+}
+
+void PointJob::run_forward() {
+  while (next_ < forwardEnd_) {
+    const Clock::time_point start = Clock::now();
+    const auto& [phase, step] = steps_[next_++];
+    step();
+    phaseMs_[static_cast<int>(phase)] +=
+        std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   }
 }
 

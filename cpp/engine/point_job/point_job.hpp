@@ -47,10 +47,17 @@ class PointJob {
   // configs: the same settings except the scale, each with .dk == dk; ws.sampled <= dk, and ws
   // outlives the job. keepMatrices: also the histograms, weights and per-row arrays (a `run`).
   // Without `backward` the job stops after the output: gradNormQ and gradNormK are NaN.
+  // gradientProductsLast (one config, sampled inputs, ws.sampled == 0): GVᵀ and the Gram
+  // products are formed after the forward instead of beside QKᵀ, so that the forward's results
+  // come sooner (run_forward); V's packed blocks are kept for it. The results are the same bits.
   void plan(Workspace& ws, const std::vector<Config>& configs, int dk, bool keepMatrices,
-            bool backward = true);
+            bool backward = true, bool gradientProductsLast = false);
   // Runs steps until all are done (true) or `deadline` has passed (false; call again to go on).
   bool run_until(Clock::time_point deadline);
+  // Runs the steps of every scaling's forward: then results() hold every field but the gradient
+  // norms (NaN until run_until completes the job).
+  void run_forward();
+  bool done() const { return next_ >= steps_.size(); }
   // One result per config, complete once run_until returned true.
   std::vector<RunResult>& results() { return results_; }
   // Milliseconds spent per phase by every step run so far (over all plans).
@@ -79,7 +86,10 @@ class PointJob {
   void add_rows(Phase phase, double flopsPerRow, std::function<void(int, int)> step);
   void sample_block(int c0, int c1);
   void copy_given_block(int c0, int c1);
+  float* v_panels(int c0);
   void accumulate_rows(int c0, int c1, int r0, int r1);
+  void gradient_block(int c0, int c1);
+  void gradient_product_rows(int c0, int c1, int r0, int r1);
   void raw_logit_rows(int r0, int r1);
   void raw_summary();
   void normalize_rows(int r0, int r1);
@@ -100,13 +110,16 @@ class PointJob {
   void backward_k_rows(int s, int r0, int r1);
   void gram_q_rows(int r0, int r1);
   void gram_k_rows(int r0, int r1);
-  void end_scale(int s);
+  void forward_summary(int s);
+  void gradient_summary(int s);
 
   Workspace* ws_ = nullptr;
   const std::vector<Config>* configs_ = nullptr;
   int dk_ = 0;
   bool keep_ = false;
   bool backward_ = true;
+  bool gradientsLast_ = false;
+  std::size_t forwardEnd_ = 0;  // steps_[0, forwardEnd_) end with the last scaling's forward
   Moments raw_;
   double normStd_ = 0;
   Histogram rawHistogram_;

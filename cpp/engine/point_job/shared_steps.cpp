@@ -32,6 +32,11 @@ double max_abs_or_inf(const float* x, int n) {
   return m;
 }
 
+// Floats of a packed T × cols block (panel_gemm.hpp pads each panel to its full width).
+std::size_t packed_floats(int T, int cols) {
+  return static_cast<std::size_t>(panel::panel_count(T)) * panel::kPanelWidth * cols;
+}
+
 }  // namespace
 
 // Columns [c0, c1) of a model's own Q, K and V (rounded to the format, as sampled inputs are).
@@ -63,8 +68,7 @@ void PointJob::sample_block(int c0, int c1) {
   // Q and K of the block also stay contiguous (row stride kBlockCols) for the products: rows of q
   // and k lie ws.cols floats apart (16 KiB at d_k = 4096), so a row block of them would map to the
   // same few cache sets.
-  const std::size_t packed =
-      static_cast<std::size_t>(panel::panel_count(T)) * n * panel::kPanelWidth;
+  const std::size_t packed = packed_floats(T, n);
   ws.kPanels.resize(packed);
   if (ws.givenQ) {
     copy_given_block(c0, c1);
@@ -76,20 +80,30 @@ void PointJob::sample_block(int c0, int c1) {
       std::copy_n(ws.qBlock.data() + from, n, ws.q.data() + to);
       std::copy_n(ws.kBlock.data() + from, n, ws.k.data() + to);
     }
-    sample_vg_columns(c, ws.hashes, ws.vBlock.data(), ws.gBlock.data(), kBlockCols);
+    sample_vg_columns(c, ws.hashes, ws.vBlock.data(), gradientsLast_ ? nullptr : ws.gBlock.data(),
+                      kBlockCols);
     for (int t = 0; t < T; ++t)  // (a max is exact in any order)
       ws.maxAbsV =
           std::max(ws.maxAbsV, max_abs(ws.vBlock.data() + static_cast<long>(t) * kBlockCols, n));
-    ws.vPanels.resize(packed);
+    const std::size_t blocks = (dk_ + kBlockCols - 1) / kBlockCols;
+    ws.vPanels.resize(gradientsLast_ ? blocks * packed_floats(T, kBlockCols) : packed);
     // Vᵀ restricted to this block, for GVᵀ: element (k, t) is V[t][c0 + k].
-    panel::pack_panels(n, T, ws.vBlock.data(), 1, kBlockCols, ws.vPanels.data());
+    panel::pack_panels(n, T, ws.vBlock.data(), 1, kBlockCols, v_panels(c0));
   }
   // Kᵀ restricted to this block: element (k, t) is K[t][c0 + k].
   panel::pack_panels(n, T, ws.kBlock.data(), 1, kBlockCols, ws.kPanels.data());
-  if (ws.gram) {
+  if (ws.gram && !gradientsLast_) {
     ws.qPanels.resize(packed);
     panel::pack_panels(n, T, ws.qBlock.data(), 1, kBlockCols, ws.qPanels.data());
   }
+}
+
+// The packed Vᵀ of the block at column c0: one buffer reused, or each block its own when GVᵀ
+// waits for the forward to end.
+float* PointJob::v_panels(int c0) {
+  const std::size_t offset =
+      gradientsLast_ ? (c0 / kBlockCols) * packed_floats(ws_->seqLen, kBlockCols) : 0;
+  return ws_->vPanels.data() + offset;
 }
 
 void PointJob::accumulate_rows(int c0, int c1, int r0, int r1) {
@@ -99,9 +113,37 @@ void PointJob::accumulate_rows(int c0, int c1, int r0, int r1) {
   const long from = row * kBlockCols;
   panel::accumulate_packed(r1 - r0, T, n, ws.qBlock.data() + from, kBlockCols, ws.kPanels.data(),
                            ws.logits.data() + row * T, T);
-  if (!ws.givenQ)  // (a model's own inputs come without an upstream gradient)
-    panel::accumulate_packed(r1 - r0, T, n, ws.gBlock.data() + from, kBlockCols, ws.vPanels.data(),
-                             ws.gradWeights.data() + row * T, T);
+  // (A model's own inputs come without an upstream gradient.)
+  if (!ws.givenQ && !gradientsLast_) gradient_product_rows(c0, c1, r0, r1);
+}
+
+// G and the blocks of Q and K again, once the forward is done, for GVᵀ and the Gram products.
+// Each is the same bits as when it was first sampled or packed (rng/ is counter-based).
+void PointJob::gradient_block(int c0, int c1) {
+  Workspace& ws = *ws_;
+  const int T = ws.seqLen, n = c1 - c0;
+  ws.hashes.compute(c0, n);
+  sample_vg_columns(configs_->front(), ws.hashes, nullptr, ws.gBlock.data(), kBlockCols);
+  if (!ws.gram) return;
+  for (int t = 0; t < T; ++t) {
+    const long to = static_cast<long>(t) * kBlockCols, from = static_cast<long>(t) * ws.cols + c0;
+    std::copy_n(ws.q.data() + from, n, ws.qBlock.data() + to);
+    std::copy_n(ws.k.data() + from, n, ws.kBlock.data() + to);
+  }
+  ws.kPanels.resize(packed_floats(T, n));
+  ws.qPanels.resize(packed_floats(T, n));
+  panel::pack_panels(n, T, ws.kBlock.data(), 1, kBlockCols, ws.kPanels.data());
+  panel::pack_panels(n, T, ws.qBlock.data(), 1, kBlockCols, ws.qPanels.data());
+}
+
+// Rows [r0, r1) of GVᵀ (and of the Gram products) over columns [c0, c1).
+void PointJob::gradient_product_rows(int c0, int c1, int r0, int r1) {
+  Workspace& ws = *ws_;
+  const int T = ws.seqLen, n = c1 - c0;
+  const long row = static_cast<long>(r0);
+  const long from = row * kBlockCols;
+  panel::accumulate_packed(r1 - r0, T, n, ws.gBlock.data() + from, kBlockCols, v_panels(c0),
+                           ws.gradWeights.data() + row * T, T);
   if (ws.gram) {  // lower triangles of KKᵀ and QQᵀ
     panel::accumulate_packed(r1 - r0, r1, n, ws.kBlock.data() + from, kBlockCols, ws.kPanels.data(),
                              ws.gramK.data() + row * T, T, r0);

@@ -455,6 +455,13 @@ export class Engine {
   validate(cfg?: Config): FullConfig;
   /** One measurement: sampled Q, K, V, forward, backward and statistics. */
   run(cfg?: Config): RunResult;
+  /**
+   * run in two calls: run's result with gradNormQ and gradNormK NaN and backwardPending true (up to
+   * seqLen·dk = 2^21; beyond it run's whole result and false). Any other call ends a pending backward.
+   */
+  runForward(cfg?: Config): RunResult & { backwardPending: boolean };
+  /** The pending backward for about budgetMs (default Infinity): null while work remains, then run's scalars. */
+  runBackward(budgetMs?: number): RunScalars | null;
   /** run's scalar fields without the backward: gradNormQ and gradNormK are NaN, the rest the same. */
   forwardStats(cfg?: Config): RunScalars;
   /** Points one at a time for each d_k in `dks` (1…64 integers in [1, 4096]). */

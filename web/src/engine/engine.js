@@ -5,6 +5,9 @@
 // engine stays usable afterwards.
 import { simd as wasmSimdSupported } from 'wasm-feature-detect';
 import { hasWebAssembly, NO_WEBASSEMBLY } from './support.js';
+import { SweepEstimateJob, SweepJob, checkBudget } from './sweep-jobs.js';
+
+export { SweepEstimateJob, SweepJob };
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 
@@ -19,7 +22,8 @@ async function wasmBytesForNode(variant) {
 function throwIfError(result) {
   if (result && result.error) {
     const { kind, message } = result.error;
-    throw kind === 'RangeError' ? new RangeError(message) : new TypeError(message);
+    const Kind = { RangeError, TypeError }[kind] ?? Error;
+    throw new Kind(message);
   }
   return result;
 }
@@ -65,6 +69,32 @@ export class Engine {
     result.config = JSON.parse(result.config);
     result.timeMs = now() - start;
     return result;
+  }
+
+  /**
+   * run(cfg) in two calls, so that what needs only the forward can be shown first: the result is
+   * run's with gradNormQ and gradNormK NaN and backwardPending true; runBackward() then goes on
+   * with the same work. Up to seqLen·dk = 2^21 (beyond it the result is run's whole and
+   * backwardPending false). Any other call of this engine ends a pending backward.
+   */
+  runForward(cfg = {}) {
+    const start = now();
+    const result = throwIfError(this.#native.runForward(cfg));
+    result.config = JSON.parse(result.config);
+    result.timeMs = now() - start;
+    return result;
+  }
+
+  /**
+   * Works on runForward's backward for about budgetMs (Infinity: to the end): null while work
+   * remains, then every scalar field of run(cfg), bit for bit. Throws when none is pending.
+   */
+  runBackward(budgetMs = Infinity) {
+    checkBudget(budgetMs, 'to the end');
+    const step = throwIfError(this.#native.runBackward(budgetMs));
+    if (!step.done) return null;
+    delete step.done;
+    return step;
   }
 
   /**
@@ -263,78 +293,6 @@ export class Engine {
   /** Frees the wasm-side engine. */
   delete() {
     this.#native.delete();
-  }
-}
-
-/** A sweep in progress (Engine#sweepScalesJob). */
-export class SweepJob {
-  #native;
-  #id;
-  #keys;
-
-  constructor(native, id, keys) {
-    this.#native = native;
-    this.#id = id;
-    this.#keys = keys;
-  }
-
-  advance(budgetMs = Infinity) {
-    if (this.#native === null) throw new Error('this sweep job was deleted');
-    if (typeof budgetMs !== 'number' || !(budgetMs >= 0)) {
-      throw new RangeError(
-        `budgetMs must be a number >= 0 (Infinity: until the next point), got ${String(budgetMs)}`,
-      );
-    }
-    const step = this.#native.sweepAdvance(this.#id, budgetMs);
-    if (step.done) return { done: true, value: null };
-    if (step.dk === null) return { done: false, value: null };
-    const points = {};
-    this.#keys.forEach((key, i) => {
-      points[key] = step.points[i];
-    });
-    return { done: false, value: { dk: step.dk, points } };
-  }
-
-  delete() {
-    if (this.#native !== null) this.#native.sweepEnd(this.#id);
-    this.#native = null;
-  }
-}
-
-/** A sweep estimate in progress (Engine#sweepEstimateJob). */
-export class SweepEstimateJob {
-  #native;
-  #id;
-  #keys;
-
-  constructor(native, id, keys, rows) {
-    this.#native = native;
-    this.#id = id;
-    this.#keys = keys;
-    /** The sampled query rows, ascending (Int32Array). */
-    this.rows = rows;
-  }
-
-  advance(budgetMs = Infinity) {
-    if (this.#native === null) throw new Error('this sweep estimate job was deleted');
-    if (typeof budgetMs !== 'number' || !(budgetMs >= 0)) {
-      throw new RangeError(
-        `budgetMs must be a number >= 0 (Infinity: until the next point), got ${String(budgetMs)}`,
-      );
-    }
-    const step = this.#native.estimateAdvance(this.#id, budgetMs);
-    if (step.done) return { done: true, value: null };
-    if (step.dk === null) return { done: false, value: null };
-    const points = {};
-    this.#keys.forEach((key, i) => {
-      points[key] = step.points[i];
-    });
-    return { done: false, value: { dk: step.dk, points } };
-  }
-
-  delete() {
-    if (this.#native !== null) this.#native.estimateEnd(this.#id);
-    this.#native = null;
   }
 }
 
