@@ -6,8 +6,9 @@
 //   sweepsCompleteMs  navigation start → every panel of the page's setting complete (every sweep and
 //                     variant drawn), cold loads at T = 256 and T = 2048 (budgets: ≤ 600 ms and
 //                     ≤ 4 s); chapter 8's panels measure only once scrolled near, so not here
-//   dkChangeMs        d_k slider input → the frame showing the new result, T = 256, d_k ≤ 512
-//                     (budget: median ≤ 16.7 ms, one frame at 60 Hz; p90 ≤ 25 ms)
+//   dkChangeMs        d_k slider input → the frame showing the new forward (spread, σ, entropy,
+//                     heatmap, precision), T = 256, d_k ≤ 512 (budget: median ≤ 16.7 ms, one frame
+//                     at 60 Hz; p90 ≤ 25 ms); gradientsMedian/P90: → the frame with the gradient panel
 //   duringSweepMs     T = 2048, a change of the mean while the sweep runs (it restarts the sweep):
 //                     input → the frame with the new result (budget: ≤ 150 ms), input → the first
 //                     point of the new sweep on screen, and how long the stale sweep work kept the
@@ -198,10 +199,12 @@ try {
               setTimeout(r, 120);
             }); // idle between moves, like a reader
             const t0 = performance.now();
+            const has = (query) => new URLSearchParams(query).get('dk') === String(dk);
+            let forward = null;
             const shown = new Promise((resolve) => {
               const mo = new MutationObserver(() => {
-                if (new URLSearchParams(root.dataset.resultQuery).get('dk') === String(dk)) {
-                  mo.disconnect();
+                // (A build without the split publishes only the whole result.)
+                if (!forward && has(root.dataset.forwardQuery ?? root.dataset.resultQuery)) {
                   // The charts were updated synchronously; the next frame puts them on screen.
                   const upd = Number(root.dataset.updateMs),
                     work = Number(root.dataset.workerMs);
@@ -218,22 +221,50 @@ try {
                     inWorker -
                     fromWorker -
                     upd;
-                  requestAnimationFrame(() =>
-                    resolve({
-                      total: performance.now() - t0,
-                      worker: work,
-                      update: upd,
-                      toWorker,
-                      inWorker,
-                      fromWorker,
-                      beforeSend: sentAt - (performance.timeOrigin + t0),
-                      draw,
-                      toFrame: performance.now() - shownAt,
-                    }),
-                  );
+                  forward = new Promise((r) => {
+                    requestAnimationFrame(() =>
+                      r({
+                        total: performance.now() - t0,
+                        worker: work,
+                        update: upd,
+                        toWorker,
+                        inWorker,
+                        fromWorker,
+                        beforeSend: sentAt - (performance.timeOrigin + t0),
+                        draw,
+                        toFrame: performance.now() - shownAt,
+                      }),
+                    );
+                  });
+                }
+                if (forward && has(root.dataset.resultQuery)) {
+                  mo.disconnect();
+                  // The gradient panel: the frame after the backward's result.
+                  const [gradientsFromSend, gradientsInWorker, gradientsFromWorker] = (
+                    root.dataset.gradientsTiming ?? 'NaN,NaN,NaN'
+                  )
+                    .split(',')
+                    .map(Number);
+                  const gradientsAt = performance.now() - t0;
+                  requestAnimationFrame(() => {
+                    const whole = performance.now() - t0;
+                    forward.then((f) =>
+                      resolve({
+                        ...f,
+                        whole,
+                        gradientsAt,
+                        gradientsFromSend,
+                        gradientsInWorker,
+                        gradientsFromWorker,
+                      }),
+                    );
+                  });
                 }
               });
-              mo.observe(root, { attributes: true, attributeFilter: ['data-result-query'] });
+              mo.observe(root, {
+                attributes: true,
+                attributeFilter: ['data-forward-query', 'data-result-query'],
+              });
             });
             slider.value = String(s);
             slider.dispatchEvent(new Event('input', { bubbles: true }));
@@ -264,6 +295,12 @@ try {
         inputToSendMedian: round(median(col('beforeSend'))),
         chartDrawMedian: round(median(col('draw'))),
         resultToFrameMedian: round(median(col('toFrame'))),
+        gradientsMedian: round(median(col('whole'))),
+        gradientsP90: round(pct(col('whole'), 0.9)),
+        gradientsStartMedian: round(median(col('gradientsFromSend'))),
+        gradientsWorkerMedian: round(median(col('gradientsInWorker'))),
+        gradientsMessageMedian: round(median(col('gradientsFromWorker'))),
+        gradientsResultMedian: round(median(col('gradientsAt'))),
         samples: samples.length,
         seqLen: 256,
         dkRange: '1..512',
@@ -402,11 +439,15 @@ try {
             const t0 = performance.now();
             const shown = new Promise((resolve) => {
               const mo = new MutationObserver(() => {
-                if (new URLSearchParams(root.dataset.resultQuery).get('dk') !== dk) return;
+                const query = root.dataset.forwardQuery ?? root.dataset.resultQuery;
+                if (new URLSearchParams(query).get('dk') !== dk) return;
                 mo.disconnect();
                 requestAnimationFrame(() => resolve(performance.now() - t0));
               });
-              mo.observe(root, { attributes: true, attributeFilter: ['data-result-query'] });
+              mo.observe(root, {
+                attributes: true,
+                attributeFilter: ['data-forward-query', 'data-result-query'],
+              });
             });
             slider.value = String(s);
             slider.dispatchEvent(new Event('input', { bubbles: true }));

@@ -120,7 +120,8 @@ describe('the page', () => {
     );
     assert.equal(await page.locator('[data-field="dk"] input[type="number"]').inputValue(), '128');
     assert.ok(Math.abs((await num(page, 'rawLogitStd')) - 11.3) < 0.3);
-    assert.match(new URL(page.url()).search, /dk=128/);
+    // (The URL follows once the whole result, the backward's too, is shown.)
+    await page.waitForFunction(() => /dk=128/.test(location.search));
     // Typing in the number input works too (any integer, not only powers of two).
     const input = page.locator('[data-field="dk"] input[type="number"]');
     await input.fill('100');
@@ -128,6 +129,51 @@ describe('the page', () => {
     await page.waitForFunction(
       () => document.querySelector('[data-stat="scaleFactor"]').textContent === '0.1',
     );
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('a d_k change shows the forward first, then the gradient panel with the backward', async () => {
+    const { page, errors } = await open('?seqLen=256&dk=64', { sweeps: false });
+    const seen = await page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          const root = document.getElementById('app');
+          const gradients = document.querySelector('[data-panel="gradients"]');
+          const dk = (q) => new URLSearchParams(q ?? '').get('dk');
+          const events = [];
+          const mo = new MutationObserver(() => {
+            const e = [
+              dk(root.dataset.forwardQuery),
+              dk(root.dataset.resultQuery),
+              gradients.dataset.backward,
+            ];
+            if (events.at(-1)?.join() !== e.join()) events.push(e);
+            if (e[1] === '256') {
+              mo.disconnect();
+              resolve(events);
+            }
+          });
+          mo.observe(root, {
+            attributes: true,
+            attributeFilter: ['data-forward-query', 'data-result-query'],
+          });
+          mo.observe(gradients, { attributes: true, attributeFilter: ['data-backward'] });
+          const slider = document.querySelector('[data-field="dk"] input[type="range"]');
+          slider.value = '8'; // d_k = 256
+          slider.dispatchEvent(new Event('input', { bubbles: true }));
+        }),
+    );
+    // [forward's d_k, whole result's d_k, the gradient panel's state], as they changed.
+    const forwardShown = seen.findIndex(([f]) => f === '256');
+    assert.ok(forwardShown >= 0, JSON.stringify(seen));
+    assert.deepEqual(seen[forwardShown], ['256', '64', 'pending'], JSON.stringify(seen));
+    assert.deepEqual(seen.at(-1), ['256', '256', 'done'], JSON.stringify(seen));
+    assert.match(
+      await page.locator('[data-panel="gradients"] [data-panel-summary]').textContent(),
+      /d_k = 256/,
+    );
+    assert.ok(Number.isFinite(await num(page, 'gradNormQ')), 'RMS ∂L/∂Q is a number');
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -234,11 +280,13 @@ describe('the page', () => {
       el.value = '10';
       el.dispatchEvent(new Event('input', { bubbles: true }));
     });
+    // (The URL takes a setting being computed once its result is shown.)
     await page.waitForFunction(
-      () => document.getElementById('app').dataset.resultQuery === location.search.slice(1),
+      () =>
+        /dk=1024/.test(location.search) &&
+        document.getElementById('app').dataset.resultQuery === location.search.slice(1),
     );
     const c1 = await counters();
-    assert.match(new URL(page.url()).search, /dk=1024/);
     const requested = Number(c1.runRequests) - Number(c0.runRequests);
     const computed = Number(c1.runResults) - Number(c0.runResults);
     assert.ok(requested >= 20, `requested ${requested}`);

@@ -91,7 +91,9 @@ const yieldToBrowser = () =>
 
 /**
  * createApp({ root, panels: { name: element }, controls?, controlFields?, dock?, presets?, notices,
- *             query?, onConfigChange?, presetHref?, client?, limits? }) → Promise<app>
+ *             query?, onConfigChange?, onResult?, presetHref?, client?, limits? }) → Promise<app>
+ * `onConfigChange(config, query, { computing })`: computing when a run of it was sent;
+ * `onResult()`: a run's whole result is on the page (before data-result-query names it).
  * `dock`: where the control dock goes (d_k, the scaling, and the controls as a sheet), shown by the
  * stylesheet on narrow screens; the root gets the class `has-dock` when it holds one.
  */
@@ -105,6 +107,7 @@ export async function createApp({
   notices: noticeEl,
   query = '',
   onConfigChange = () => {},
+  onResult = () => {},
   presetHref = (chart) => `#chart-${chart}`,
   client = getEngineClient(),
   limits = PAGE_LIMITS,
@@ -162,7 +165,8 @@ export async function createApp({
   /** The whole state as a URL query: every config field, then the panels' non-default settings. */
   const fullQuery = () =>
     [serialize(config, schema), ...urlStates().map((u) => u.query())].filter(Boolean).join('&');
-  const publish = () => onConfigChange(config, fullQuery());
+  // `computing`: a run of this config is on its way (onResult follows once it is shown).
+  const publish = ({ computing = false } = {}) => onConfigChange(config, fullQuery(), { computing });
 
   // Observable counters (data-* on the root) so tests can check coalescing and sweep reuse.
   const counters = {
@@ -176,14 +180,19 @@ export async function createApp({
     for (const [k, v] of Object.entries(counters)) root.dataset[k] = String(v);
   };
 
-  /** What a run's result means for the whole app (once everything is mounted). */
-  function showRun(result, cfg, updateMs) {
-    announcer.announce(() => [...panels.values()].map((p) => panelSummary(p.el)).find(Boolean));
+  /** A run's forward on screen (once everything is mounted): data-forward-query names its setting. */
+  function showForward(result, cfg, updateMs) {
     publishTimings(root, result, updateMs);
+    root.dataset.forwardQuery = serialize(cfg, schema);
+    if (counters.runResults === 0) performance.mark('attnscale:first-result');
+  }
+  /** What a run's whole result means for the whole app (once everything is mounted). */
+  function showRun(cfg) {
+    onResult();
+    announcer.announce(() => [...panels.values()].map((p) => panelSummary(p.el)).find(Boolean));
     root.dataset.state = 'ready';
     lastGood = cfg;
     root.dataset.resultQuery = serialize(cfg, schema);
-    if (counters.runResults === 0) performance.mark('attnscale:first-result');
     counters.runResults += 1;
     publishCounters();
   }
@@ -200,13 +209,32 @@ export async function createApp({
     lastGood: () => lastGood,
   });
   const session = client.openSession({
+    // The forward's panels first; the gradient panel (updateGradients) when the backward is in.
     onRun: (result, cfg) => {
       const t0 = performance.now();
       each('update', result, cfg);
       const updateMs = performance.now() - t0;
       firstResultIn = true;
-      whenMounted(() => showRun(result, cfg, updateMs));
+      whenMounted(() => showForward(result, cfg, updateMs));
+      // After a change, the background jobs go out with the whole result: sooner, they would
+      // compete with the gradient panel's trip for the cores. The page's first sweeps go at once
+      // (the longest wait of a load), as do the jobs of a result without a backward to come.
+      if (!result.backwardPending || counters.runResults === 0) flushBackground();
+    },
+    onRunGradients: (result, cfg) => {
       flushBackground(); // the Workers go on while this thread is busy
+      each('updateGradients', result, cfg);
+      const tm = result.gradientsTiming;
+      // The backward's trip, for the budgets script: waiting for the forward's frame, computing, to the page.
+      if (tm)
+        root.dataset.gradientsTiming = [
+          tm.startedAt - tm.sentAt,
+          tm.postedAt - tm.startedAt,
+          tm.receivedAt - tm.postedAt,
+        ]
+          .map((x) => x.toFixed(1))
+          .join(',');
+      whenMounted(() => showRun(cfg));
     },
     onSweepPoints(points, m) {
       each('sweepPoints', points, { estimate: !!m.estimate });
@@ -278,7 +306,7 @@ export async function createApp({
     controls?.update(config);
     dock?.update(config);
     markPreset();
-    publish();
+    publish({ computing: true });
     return true;
   }
 

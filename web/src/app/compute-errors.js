@@ -14,7 +14,7 @@ const size = (c) => `T = ${c.seqLen}, d_k = ${c.dk}`;
 export function createErrorHandler({ schema, defaults, dks, showNotices, each, set, config, lastGood }) {
   function outOfMemory(m) {
     const current = config();
-    if (m.kind === 'run') {
+    if (m.kind === 'run' || m.kind === 'gradients') {
       const failed = m.cfg ?? current;
       const good = lastGood();
       const back =
@@ -46,6 +46,15 @@ export function createErrorHandler({ schema, defaults, dks, showNotices, each, s
   return function onError(m) {
     if (m.memory) {
       outOfMemory(m);
+      return;
+    }
+    if (m.kind === 'gradients') {
+      showNotices(
+        [
+          `The backward of this setting failed (${m.message}); the gradient panel shows the last setting whose backward worked.`,
+        ],
+        'error',
+      );
       return;
     }
     if (m.kind !== 'run') {

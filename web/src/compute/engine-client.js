@@ -5,7 +5,9 @@
 //
 // Coalescing: a session has at most one run in flight. While one is computing, newer requests
 // overwrite a single pending slot; when the result arrives it is delivered (the screen follows
-// the drag) and the pending config is sent. So a slider drag never queues up stale work.
+// the drag) and the pending config is sent. So a slider drag never queues up stale work. A run's
+// result comes in two parts: onRun(forward result) at once, onRunGradients(whole result) when its
+// backward is done, unless a newer run came first (worker.js drops the stale backward).
 // Background jobs (sweeps, variants) are latest-wins too: a new one cancels the previous one.
 import { createSweepPool } from './sweep-pool.js';
 import { createSweepDispatch, estimateRowsFor, sweepTasks } from './sweep-dispatch.js';
@@ -14,6 +16,19 @@ import { createSweepDispatch, estimateRowsFor, sweepTasks } from './sweep-dispat
 const FOREGROUND_SLICE_MS = 6;
 
 const now = () => performance.timeOrigin + performance.now();
+
+// Once the frame that shows what was just delivered has begun (its animation-frame callbacks), or
+// after FRAME_WAIT_MS when no frame comes (a hidden page, Node).
+const FRAME_WAIT_MS = 100;
+function atNextFrame(fn) {
+  let done = false;
+  const once = () => {
+    if (!done) fn();
+    done = true;
+  };
+  setTimeout(once, FRAME_WAIT_MS);
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(once);
+}
 
 function readyOf(worker) {
   return new Promise((resolve, reject) => {
@@ -64,6 +79,7 @@ function trainingSession(id, handlers, { worker, openWorker, forget }) {
 
 const NO_HANDLERS = {
   onRun() {},
+  onRunGradients() {},
   onSweepPoints() {},
   onSweepDone() {},
   onVariantPoint() {},
@@ -85,6 +101,8 @@ function computeSession(id, handlers, { fg, pool, hasBackground, forget }) {
   let seq = 0;
   let inFlight = null; // { id, cfg }
   let pending = null; // cfg
+  let firstResult = true;
+  let awaitingGradients = null; // { id, cfg, result }: the forward delivered last, until its backward's
   const jobIds = { sweep: 0, variants: 0, thresholds: 0, study: 0, report: 0, reportDetail: 0 };
   let dispatch = null; // the current sweep's tasks (sweep-dispatch.js)
   let failedJob = 0;
@@ -99,13 +117,44 @@ function computeSession(id, handlers, { fg, pool, hasBackground, forget }) {
     if (m.type === 'run' && m.result?.timing) m.result.timing.receivedAt = now();
     if (!inFlight || m.id !== inFlight.id) return;
     inFlight = null;
-    if (m.type === 'run') h.onRun(m.result, m.cfg);
-    else h.onError(m);
+    awaitingGradients = null;
+    if (m.type === 'run') {
+      h.onRun(m.result, m.cfg);
+      if (m.result.backwardPending) {
+        awaitingGradients = { id: m.id, cfg: m.cfg, result: m.result };
+        // The Worker computes the backward once the forward's frame begins: sooner, it would take
+        // a core from the page while the page takes the forward in. Not so for the session's first
+        // result: the page is still building its charts, and its frames come late.
+        const shown = () => fg.postMessage({ type: 'runShown', session: id, id: m.id });
+        if (firstResult) shown();
+        else atNextFrame(shown);
+        firstResult = false;
+      } else h.onRunGradients(m.result, m.cfg);
+    } else h.onError(m);
     if (pending) {
       const cfg = pending;
       pending = null;
       sendRun(cfg);
     }
+  }
+  /** The backward of the forward delivered last: the whole result (or its failure) goes to the session. */
+  function receiveGradients(m) {
+    if (m.timing) m.timing.receivedAt = now();
+    if (m.id !== awaitingGradients?.id) return;
+    const { result, cfg } = awaitingGradients;
+    awaitingGradients = null;
+    if (m.type === 'error') h.onError(m);
+    else
+      h.onRunGradients(
+        {
+          ...result,
+          ...m.scalars,
+          backwardPending: false,
+          gradientsWorkerMs: m.workerMs,
+          gradientsTiming: m.timing,
+        },
+        cfg,
+      );
   }
   /** A background job's error: once per job (each part of a sweep may report the same failure). */
   function receiveJobError(m) {
@@ -241,7 +290,8 @@ function computeSession(id, handlers, { fg, pool, hasBackground, forget }) {
       h.onError({ type: 'error', session: id, kind, name: 'Error', message });
     },
     receive(m) {
-      if (m.type === 'error' && m.kind !== 'run') receiveJobError(m);
+      if (m.type === 'runGradients' || (m.type === 'error' && m.kind === 'gradients')) receiveGradients(m);
+      else if (m.type === 'error' && m.kind !== 'run') receiveJobError(m);
       else if (m.type === 'run' || m.type === 'error') receiveRun(m);
       else if (Object.hasOwn(JOB_MESSAGES, m.type)) JOB_MESSAGES[m.type](m);
     },

@@ -4,7 +4,11 @@
 // jobs/ (the run, the d_k sweep, the fixed studies) and a panel's own folder (its *-job.js).
 //
 // Protocol (all messages carry `session`, so several page instances can share this Worker):
-//   in : { type: 'run',   session, id, cfg, sentAt }                → out 'run'
+//   in : { type: 'run',   session, id, cfg, sentAt }                → out 'run', then 'runGradients'
+//          'run' { result }: the forward's (gradient norms NaN while result.backwardPending);
+//          'runGradients' { scalars, workerMs, timing }: every scalar once the backward is done.
+//          The backward starts on { type: 'runShown', session, id } (the page drew the forward)
+//          and nothing else runs before it; a newer run of the same session drops it.
 //        { type: 'sweep', session, id, cfg, dks, scales, part, estimateRows?, sliceMs?, sentAt }
 //          → out 'sweepPoints'* { part, dk, points: { [scale]: point }, estimate, sentAt, startedAt },
 //            then 'sweepDone' { part }. A page deals one sweep's d_k points to its Workers a task
@@ -44,7 +48,7 @@ import { createEngine } from '../engine/engine.js';
 // `self` is the Worker's global scope, or its stand-in on the page's thread (main-thread-worker.js).
 import { workerSelf as self } from './worker-scope.js';
 import { isMemoryFailure, isModuleAbort } from './memory-failure.js';
-import { runOnce } from './jobs/run.js';
+import { runBackwardSlice, runForward } from './jobs/run.js';
 import { sweepJob } from './jobs/sweep.js';
 import { studyJob } from './jobs/study.js';
 import { variantsJob } from '../panels/precision/variants-job.js';
@@ -52,8 +56,11 @@ import { createTrainers } from '../panels/training/training-job.js';
 import { reportDetailJob, reportJob } from '../panels/report/report-job.js';
 
 const SLICE_MS = 20;
+// A pending backward is worked on in short slices: a newer run waits at most one for its forward.
+const BACKWARD_SLICE_MS = 4;
 let engine = null;
 const runs = new Map(); // session → latest { id, cfg } not yet computed
+let backward = null; // the engine's pending backward (jobs/run.js runForward), or null
 const URGENT = new Set(['sweep', 'variants']); // job kinds that follow the page's current setting
 const jobs = new Map(); // `${session}:${kind}:${part}` → { session, id, kind, next(), dispose() }
 const pending = []; // requests that came before the engine was ready
@@ -126,16 +133,37 @@ function dropJobs(prefix) {
 const trainers = createTrainers(() => engine, post);
 const trainQueue = [];
 
+/** A slice of the pending backward (all of it when `whole`); its failure is the run's. */
+function backwardSlice(whole) {
+  const b = backward;
+  try {
+    if (runBackwardSlice(engine, b, post, whole ? Infinity : BACKWARD_SLICE_MS)) backward = null;
+  } catch (err) {
+    backward = null;
+    errorOut(b.session, b.id, 'gradients', err, b.cfg);
+  }
+}
+
 function step() {
-  // 1. The latest single run of each session (oldest session first).
+  // 1. The latest single run of each session (oldest session first): its forward. The engine
+  // holds one pending backward: another session's is finished first, the same session's is stale.
   const [session, req] = runs.entries().next().value ?? [];
   if (req) {
+    if (backward && backward.session !== session) backwardSlice(true);
     runs.delete(session);
+    backward = null;
     try {
-      runOnce(engine, req, post);
+      backward = runForward(engine, req, post);
     } catch (err) {
       errorOut(session, req.id, 'run', err, req.cfg);
     }
+    schedule();
+    return;
+  }
+  // 1b. The backward of the run just posted, before any other work, once its forward is shown.
+  if (backward) {
+    if (!backward.shown) return; // ('runShown' schedules the next step)
+    backwardSlice(false);
     schedule();
     return;
   }
@@ -239,8 +267,12 @@ self.onmessage = (e) => {
       }
       trainQueue.push(m);
       break;
+    case 'runShown':
+      if (backward?.session === m.session && backward.id === m.id) backward.shown = true;
+      break;
     case 'close':
       runs.delete(m.session);
+      if (backward?.session === m.session) backward = null;
       latestThresholds.delete(m.session);
       dropJobs(`${m.session}:`);
       for (let i = trainQueue.length - 1; i >= 0; i--)
@@ -271,6 +303,7 @@ function boot() {
 function restartEngine() {
   if (!engine) return;
   engine = null;
+  backward = null;
   for (const [key, job] of jobs) {
     jobs.delete(key);
     self.postMessage({

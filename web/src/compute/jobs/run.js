@@ -1,5 +1,6 @@
-// The single run of the page's current setting: the engine's scalars and per-row arrays, and the
-// attention matrix reduced for display (the heatmap panel's part). The engine's arrays are the
+// The single run of the page's current setting, in two messages: the forward (the engine's scalars
+// and per-row arrays, and the attention matrix reduced for display, the heatmap panel's part),
+// then the backward's gradient norms. The engine's arrays are the
 // Worker's own copies: they move to the page (transfer), never copied.
 import { downsampleAttention } from './downsample-attention.js';
 
@@ -18,11 +19,15 @@ export function scalarsOf(r) {
 /** Epoch time (ms) in any realm: the page and the Workers compare these. */
 export const epoch = () => performance.timeOrigin + performance.now();
 
-/** Runs `cfg` and posts { type: 'run', session, id, cfg, result } with its arrays transferred. */
-export function runOnce(engine, { session, id, cfg, sentAt }, post) {
+/**
+ * The forward of `cfg` (engine.runForward): posts { type: 'run', session, id, cfg, result } with
+ * its arrays transferred, the gradient norms NaN while result.backwardPending. Returns the pending
+ * backward for runBackwardSlice, or null when the result is whole.
+ */
+export function runForward(engine, { session, id, cfg, sentAt }, post) {
   const t0 = performance.now();
   const startedAt = epoch();
-  const r = engine.run(cfg);
+  const r = engine.runForward(cfg);
   const T = cfg.seqLen ?? engine.defaults().seqLen;
   const heat = downsampleAttention(r.attention, T, HEATMAP_SIDE);
   const result = {
@@ -50,4 +55,27 @@ export function runOnce(engine, { session, id, cfg, sentAt }, post) {
     ]),
   ];
   post({ type: 'run', session, id, cfg, result }, transfer);
+  return r.backwardPending ? { session, id, cfg, sentAt, shown: false, startedAt: null, workerMs: 0 } : null;
+}
+
+/**
+ * About sliceMs of the pending backward; once it is done, posts { type: 'runGradients', session,
+ * id, scalars (every scalar field of the run), workerMs, timing } and returns true.
+ */
+export function runBackwardSlice(engine, backward, post, sliceMs) {
+  const t0 = performance.now();
+  backward.startedAt ??= epoch();
+  const scalars = engine.runBackward(sliceMs);
+  backward.workerMs += performance.now() - t0;
+  if (!scalars) return false;
+  const { session, id, sentAt, startedAt, workerMs } = backward;
+  post({
+    type: 'runGradients',
+    session,
+    id,
+    scalars,
+    workerMs,
+    timing: { sentAt, startedAt, postedAt: epoch() },
+  });
+  return true;
 }

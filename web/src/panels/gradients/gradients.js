@@ -203,7 +203,13 @@ export function mount(el, ctx = {}) {
   });
 
   return {
-    update(r, c) {
+    // The forward alone holds no gradient norms: the panel keeps the last whole result until the
+    // backward's (data-backward says which it shows).
+    update() {
+      el.dataset.backward = 'pending';
+    },
+    updateGradients(r, c) {
+      el.dataset.backward = 'done';
       result = r;
       cfg = c;
       frame.setStats(r);
