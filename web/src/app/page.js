@@ -6,6 +6,20 @@ import { initTheme } from '../ui/theme.js';
 let app = null;
 initTheme(document.getElementById('theme-toggle'), () => app?.redraw());
 
+// A setting that is being computed goes into the URL right after its result is shown, or after
+// URL_DELAY_MS at the latest; any other change at once. So the URL is never older than the result
+// on screen, and a slider drag does not pay history.replaceState (a few ms of this thread in
+// Chromium) on every move.
+const URL_DELAY_MS = 150;
+let urlQuery = null,
+  urlTimer = 0;
+function writeUrl() {
+  clearTimeout(urlTimer);
+  if (urlQuery !== null) history.replaceState(history.state, '', `?${urlQuery}${location.hash}`);
+  urlQuery = null;
+}
+addEventListener('pagehide', writeUrl);
+
 const panels = {};
 for (const el of document.querySelectorAll('[data-panel]')) panels[el.dataset.panel] = el;
 
@@ -18,13 +32,27 @@ try {
     presets: document.getElementById('presets'),
     notices: document.getElementById('notices'),
     query: location.search,
-    onConfigChange: (config, query) => history.replaceState(history.state, '', `?${query}${location.hash}`),
+    onConfigChange: (config, query, { computing = false } = {}) => {
+      urlQuery = query;
+      clearTimeout(urlTimer);
+      if (computing) urlTimer = setTimeout(writeUrl, URL_DELAY_MS);
+      else writeUrl();
+    },
+    // (In a task of its own: the result's own task stays short.)
+    onResult: () => {
+      clearTimeout(urlTimer);
+      if (urlQuery !== null) urlTimer = setTimeout(writeUrl, 0);
+    },
   });
   const info = document.getElementById('engine-info');
   if (info)
     info.textContent = `Engine ${app.info.version} (${app.info.simd ? 'WebAssembly SIMD' : 'WebAssembly, scalar fallback'}, ${app.info.arch}).`;
   // The URL is the state: a pasted link (or back/forward to one) re-applies it.
-  window.addEventListener('popstate', () => app.setQuery(location.search));
+  window.addEventListener('popstate', () => {
+    clearTimeout(urlTimer);
+    urlQuery = null;
+    app.setQuery(location.search);
+  });
   // Embed: snippets for the current state (not in the offline single file: nothing to link to).
   const embedButton = document.getElementById('embed-button');
   if (embedButton && import.meta.env.MODE !== 'offline') {

@@ -47,3 +47,30 @@ export function cssRgb(color) {
   const n = parseInt(m[1], 16);
   return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
 }
+
+/**
+ * The colour of every float32 weight by its upper 16 bits (sign, exponent, 7 mantissa bits), as
+ * little-endian RGBA words for a Uint32Array view of ImageData: table[bits >>> 16]. NaN and ±∞
+ * (exponent all ones) get `nonFinite` ([r, g, b]). Each entry is the colour of its bucket's middle:
+ * a bucket spans 2^-7 relative (< 0.002 of log10), under 0.3 of a colour level on the ramp.
+ */
+export function weightColorTable(nonFinite) {
+  const table = new Uint32Array(65536);
+  const word = new Uint32Array(1);
+  const value = new Float32Array(word.buffer);
+  const pack = ([r, g, b]) =>
+    ((255 << 24) | (Math.round(b) << 16) | (Math.round(g) << 8) | Math.round(r)) >>> 0;
+  const bad = pack(nonFinite);
+  for (let k = 0; k < 65536; k++) {
+    if (((k >>> 7) & 255) === 255) {
+      table[k] = bad;
+      continue;
+    }
+    word[0] = ((k << 16) | 0x8000) >>> 0;
+    table[k] = pack(rampRgb(tOf(value[0])));
+  }
+  return table;
+}
+
+/** A colour [r, g, b] as one little-endian RGBA word (weightColorTable's form). */
+export const rgbaWord = ([r, g, b]) => ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;

@@ -6,7 +6,7 @@ import { panelFrame } from '../../charts/panel-frame.js';
 import { createChart, axis, drawImageInPlot } from '../../charts/uplot-chart.js';
 import { fmt, axisNum, scaleLabel } from '../../ui/format.js';
 import { PANEL_META } from '../meta.js';
-import { FLOOR, rampRgb, rampInto, tOf, cssRgb } from '../../charts/weight-colors.js';
+import { FLOOR, rampRgb, cssRgb, rgbaWord, weightColorTable } from '../../charts/weight-colors.js';
 
 export const meta = PANEL_META.heatmap;
 
@@ -15,6 +15,8 @@ export function mount(el, ctx = {}) {
     cfg = null;
   let image = null; // canvas side×side
   let imgData = null;
+  let colors = null, // weightColorTable for the theme's non-finite colour
+    colorKey = '';
   const frame = panelFrame(el, {
     name: 'heatmap',
     title: 'Attention weights',
@@ -132,25 +134,23 @@ export function mount(el, ctx = {}) {
     }
     const c = image.getContext('2d');
     if (!imgData || imgData.width !== side) imgData = c.createImageData(side, side);
-    const img = imgData;
-    const px = img.data;
+    const key = `${nonFin}`;
+    if (colorKey !== key) {
+      colors = weightColorTable(nonFin);
+      colorKey = key;
+    }
+    const px = new Uint32Array(imgData.data.buffer);
+    const bits = new Uint32Array(data.buffer, data.byteOffset, data.length);
     // Masked = above the diagonal under a causal mask (a whole block, when pooled). A weight that
     // is 0 for any other reason (exp underflow) is just the smallest weight: the darkest colour.
-    const causal = !!cfg?.causal;
-    for (let i = 0; i < data.length; i++) {
-      const v = data[i];
-      const row = (i / side) | 0,
-        col = i - row * side;
-      const o = 4 * i;
-      if ((causal && col > row) || !Number.isFinite(v)) {
-        const rgb = causal && col > row ? masked : nonFin;
-        px[o] = rgb[0];
-        px[o + 1] = rgb[1];
-        px[o + 2] = rgb[2];
-      } else rampInto(px, o, tOf(v));
-      px[o + 3] = 255;
+    const maskedWord = rgbaWord(masked);
+    for (let row = 0; row < side; row++) {
+      const from = row * side,
+        visible = cfg?.causal ? row + 1 : side;
+      for (let i = from; i < from + visible; i++) px[i] = colors[bits[i] >>> 16];
+      if (visible < side) px.fill(maskedWord, from + visible, from + side);
     }
-    c.putImageData(img, 0, 0);
+    c.putImageData(imgData, 0, 0);
   }
 
   return {
