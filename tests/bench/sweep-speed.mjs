@@ -1,5 +1,5 @@
 // Sweep benchmark, wasm SIMD in Node, in one run with interleaved rounds:
-//   - one 13-point d_k sweep (1 … 4096) of one scaling: today's engine vs the pre-issue-12 engine
+//   - one 13-point d_k sweep (1 … 4096) of one scaling: today's engine vs the engine before the sweep work
 //     (build/baseline/, built by build-scripts/lib/build-baseline.sh from commit ac0f359), T = 256, 1024;
 //   - sweepScales with three scalings vs sweep with one (same round);
 //   - the sweep's time per phase (engine.lastSweepPhaseMs) and the native profile (bench_sweep);
@@ -48,7 +48,7 @@ const perCall = (fn, minMs) => {
 };
 const load = [loadavg()];
 
-// The pre-issue-12 engine's raw Embind API (sweepBegin/sweepNext, run): bench only.
+// The baseline engine's raw Embind API (sweepBegin/sweepNext, run): bench only.
 async function loadBaseline() {
   const dir = `${root}build/baseline/`;
   if (!existsSync(`${dir}attnscale-simd.wasm`)) return null;
