@@ -67,21 +67,18 @@ async function engineReady(client, { root, noticeEl, panelEls }) {
   }
 }
 
+/** A message's trip in epoch ms: waiting for the Worker, in the Worker, back to the page; as text. */
+const tripText = (tm, ...more) =>
+  [tm.startedAt - tm.sentAt, tm.postedAt - tm.startedAt, tm.receivedAt - tm.postedAt, ...more]
+    .map((x) => x.toFixed(1))
+    .join(',');
+
 /** Timings of the last result on the root, for the budgets script: engine time in the Worker and the main thread's panel update time. */
 function publishTimings(root, result, updateMs) {
   root.dataset.workerMs = result.workerMs.toFixed(1);
   root.dataset.engineMs = (result.timeMs ?? NaN).toFixed(1);
   root.dataset.updateMs = updateMs.toFixed(1);
-  const tm = result.timing;
-  if (tm)
-    root.dataset.timing = [
-      tm.startedAt - tm.sentAt,
-      tm.postedAt - tm.startedAt,
-      tm.receivedAt - tm.postedAt,
-      tm.sentAt,
-    ]
-      .map((x) => x.toFixed(1))
-      .join(',');
+  if (result.timing) root.dataset.timing = tripText(result.timing, result.timing.sentAt);
 }
 
 const yieldToBrowser = () =>
@@ -224,16 +221,8 @@ export async function createApp({
     onRunGradients: (result, cfg) => {
       flushBackground(); // the Workers go on while this thread is busy
       each('updateGradients', result, cfg);
-      const tm = result.gradientsTiming;
-      // The backward's trip, for the budgets script: waiting for the forward's frame, computing, to the page.
-      if (tm)
-        root.dataset.gradientsTiming = [
-          tm.startedAt - tm.sentAt,
-          tm.postedAt - tm.startedAt,
-          tm.receivedAt - tm.postedAt,
-        ]
-          .map((x) => x.toFixed(1))
-          .join(',');
+      // The backward's trip (from the forward's request), for the budgets script.
+      if (result.gradientsTiming) root.dataset.gradientsTiming = tripText(result.gradientsTiming);
       whenMounted(() => showRun(cfg));
     },
     onSweepPoints(points, m) {

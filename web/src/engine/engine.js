@@ -64,11 +64,7 @@ export class Engine {
 
   /** One measurement: sampled Q, K, V, forward, backward and statistics. */
   run(cfg = {}) {
-    const start = now();
-    const result = throwIfError(this.#native.run(cfg));
-    result.config = JSON.parse(result.config);
-    result.timeMs = now() - start;
-    return result;
+    return this.#timed('run', cfg);
   }
 
   /**
@@ -78,8 +74,12 @@ export class Engine {
    * backwardPending false). Any other call of this engine ends a pending backward.
    */
   runForward(cfg = {}) {
+    return this.#timed('runForward', cfg);
+  }
+
+  #timed(call, cfg) {
     const start = now();
-    const result = throwIfError(this.#native.runForward(cfg));
+    const result = throwIfError(this.#native[call](cfg));
     result.config = JSON.parse(result.config);
     result.timeMs = now() - start;
     return result;

@@ -4,22 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createEngineClient } from '../../../web/src/compute/engine-client.js';
-
-function fakeWorker() {
-  const listeners = [];
-  return {
-    sent: [],
-    postMessage(m) {
-      this.sent.push(m);
-    },
-    addEventListener(type, fn) {
-      if (type === 'message') listeners.push(fn);
-    },
-    answer(data) {
-      for (const fn of listeners) fn({ data });
-    },
-  };
-}
+import { fakeWorker } from './fake-worker.js';
 
 function setup() {
   const fg = fakeWorker();

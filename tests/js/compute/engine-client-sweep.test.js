@@ -5,25 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createEngineClient } from '../../../web/src/compute/engine-client.js';
+import { fakeWorker } from './fake-worker.js';
 
 const DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
-
-function fakeWorker(name) {
-  const listeners = [];
-  return {
-    name,
-    sent: [],
-    postMessage(m) {
-      this.sent.push(m);
-    },
-    addEventListener(type, fn) {
-      if (type === 'message') listeners.push(fn);
-    },
-    answer(data) {
-      for (const fn of listeners) fn({ data });
-    },
-  };
-}
 
 function setup() {
   const fg = fakeWorker('fg');
