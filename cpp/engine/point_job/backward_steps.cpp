@@ -1,5 +1,5 @@
 // The backward steps of one scaling: dS, then the gradient norms ‖dQ‖ and ‖dK‖ from the T × d_k
-// products or, for d_k >= T, from the Gram matrices; and the scaling's closing statistics.
+// products or, for d_k >= T, from the Gram matrices; and the gradient norms they give.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -169,23 +169,6 @@ void PointJob::gram_k_rows(int r0, int r1) {
   panel::multiply_rows(rows, r1, T, ws.ds.data() + static_cast<long>(r0) * T, T, ws.z.data(), T, 1,
                        ws.rowsA.data(), r1, ws.panel.data(), sparse_ds(), r0);
   state_.dkSquares += lower_inner(ws.gramQ.data(), T, ws.rowsA.data(), r0, r1);
-}
-
-// The scaling's statistics that need only the forward; the gradient norms stay NaN until the
-// backward is done.
-void PointJob::forward_summary(int s) {
-  RunStats& st = results_[s].stats;
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  const bool online = (*configs_)[s].softmax == SoftmaxMode::online;
-  st.onlineMaxAbsDiff = online ? state_.outputDiff : nan;
-  st.nonFinite.output = state_.needOutput ? state_.outputNonFinite : 0;
-  st.gradNormQ = nan;
-  st.gradNormK = nan;
-  st.firstNonFiniteStage = st.nonFinite.logits    ? Stage::logits
-                           : st.nonFinite.exp     ? Stage::exp
-                           : st.nonFinite.weights ? Stage::weights
-                           : st.nonFinite.output  ? Stage::output
-                                                  : Stage::none;
 }
 
 void PointJob::gradient_summary(int s) {

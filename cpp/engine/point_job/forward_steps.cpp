@@ -197,4 +197,21 @@ void PointJob::output_rows(int s, int r0, int r1) {
     state_.outputNonFinite += count_non_finite(ws.rowsA.data(), n);
   }
 }
+
+// The scaling's statistics that need only the forward; the gradient norms stay NaN until the
+// backward is done.
+void PointJob::forward_summary(int s) {
+  RunStats& st = results_[s].stats;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const bool online = (*configs_)[s].softmax == SoftmaxMode::online;
+  st.onlineMaxAbsDiff = online ? state_.outputDiff : nan;
+  st.nonFinite.output = state_.needOutput ? state_.outputNonFinite : 0;
+  st.gradNormQ = nan;
+  st.gradNormK = nan;
+  st.firstNonFiniteStage = st.nonFinite.logits    ? Stage::logits
+                           : st.nonFinite.exp     ? Stage::exp
+                           : st.nonFinite.weights ? Stage::weights
+                           : st.nonFinite.output  ? Stage::output
+                                                  : Stage::none;
+}
 }  // namespace attnscale

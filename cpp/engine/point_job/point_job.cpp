@@ -44,7 +44,8 @@ void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, b
   dk_ = dk;
   keep_ = keepMatrices;
   backward_ = backward;
-  gradientsLast_ = gradientProductsLast && backward && !ws.givenQ && configs.size() == 1;
+  gradientsLast_ =
+      gradientProductsLast && backward && !ws.givenQ && configs.size() == 1 && ws.sampled == 0;
   steps_.clear();
   next_ = 0;
   forwardEnd_ = 0;
@@ -54,14 +55,13 @@ void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, b
   const double T = ws.seqLen, d = dk;
   const bool online = configs.front().softmax == SoftmaxMode::online;
 
+  // Flops of a block's products per row and column: QKᵀ 2, and beside it (unless they come after
+  // the forward) GVᵀ 2 and the Gram products' lower triangles 2.
+  const double productFlops = gradientsLast_ ? 2 : ws.gram ? 6 : 4;
   for (int c0 = ws.sampled; c0 < dk; c0 += kBlockCols) {
     const int c1 = std::min(dk, c0 + kBlockCols);
     add(Phase::sampling, [this, c0, c1] { sample_block(c0, c1); });
-    add_rows(Phase::products,
-             (gradientsLast_ ? 2
-              : ws.gram      ? 6
-                             : 4) *
-                 T * (c1 - c0),
+    add_rows(Phase::products, productFlops * T * (c1 - c0),
              [this, c0, c1](int r0, int r1) { accumulate_rows(c0, c1, r0, r1); });
   }
   add_rows(Phase::logits, 60 * T, [this](int r0, int r1) { raw_logit_rows(r0, r1); });

@@ -1,7 +1,7 @@
 // The single run of the page's current setting, in two messages: the forward (the engine's scalars
 // and per-row arrays, and the attention matrix reduced for display, the heatmap panel's part),
-// then the backward's gradient norms. The engine's arrays are the
-// Worker's own copies: they move to the page (transfer), never copied.
+// then the backward's gradient norms. The engine's arrays are the Worker's own copies: they move
+// to the page (transfer), never copied.
 import { downsampleAttention } from './downsample-attention.js';
 
 const HEATMAP_SIDE = 256;
