@@ -39,6 +39,7 @@ describe('npm package', () => {
       'LICENSE',
       'web/src/engine/engine.js',
       'web/src/engine/support.js',
+      'web/src/engine/sweep-jobs.js',
       'web/src/engine/engine.d.ts',
       'web/src/embed/attn-scale-demo.d.ts',
       'web/src/tensors/index.js',
@@ -68,7 +69,7 @@ describe('npm package', () => {
     const engineGraph = (await moduleClosure(join(repoRoot, 'web', 'src'), 'engine/engine.js')).map((f) =>
       join('web/src', f),
     );
-    assert.equal(engineGraph.length, 6, engineGraph.join(', '));
+    assert.equal(engineGraph.length, 7, engineGraph.join(', '));
     for (const f of engineGraph)
       assert.ok(files.includes(f), `${f} (imported by engine.js) is missing from the tarball`);
     // The tensor reader's graph, and a declaration beside each of its modules that index.d.ts re-exports.
