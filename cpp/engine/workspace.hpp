@@ -3,7 +3,8 @@
 //
 // Peak size at T = 2048, d_k = 4096: Q and K (T × d_k, 32 MiB each) plus five T × T matrices
 // (16 MiB each), and the two Gram matrices when d_k >= T; V and G are never stored whole (sampled a
-// column block at a time), and dQ, dK, O only a row block at a time.
+// column block at a time; a run split at T·d_k <= 2^21 keeps every block of Vᵀ packed), and dQ, dK,
+// O only a row block at a time.
 #pragma once
 
 #include <cstddef>

@@ -23,20 +23,6 @@ export function rampRgb(t) {
   return [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f];
 }
 
-/**
- * rampRgb(t) written to the pixel bytes out[o], out[o + 1], out[o + 2] of an ImageData: no array
- * per pixel. Only ever called with a Uint8ClampedArray, which keeps its element stores fast.
- */
-export function rampInto(out, o, t) {
-  const x = Math.min(1, Math.max(0, t)) * (STOPS.length - 1);
-  const i = Math.min(STOPS.length - 2, Math.floor(x));
-  const f = x - i;
-  const a = STOPS[i],
-    b = STOPS[i + 1];
-  out[o] = a[0] + (b[0] - a[0]) * f;
-  out[o + 1] = a[1] + (b[1] - a[1]) * f;
-  out[o + 2] = a[2] + (b[2] - a[2]) * f;
-}
 const LOG_FLOOR = Math.log10(FLOOR); // once, not per cell (the same value every time)
 export const tOf = (p) => (Math.log10(Math.max(p, FLOOR)) - LOG_FLOOR) / -LOG_FLOOR;
 
@@ -58,19 +44,19 @@ export function weightColorTable(nonFinite) {
   const table = new Uint32Array(65536);
   const word = new Uint32Array(1);
   const value = new Float32Array(word.buffer);
-  const pack = ([r, g, b]) =>
-    ((255 << 24) | (Math.round(b) << 16) | (Math.round(g) << 8) | Math.round(r)) >>> 0;
-  const bad = pack(nonFinite);
+  const bad = rgbaWord(nonFinite);
   for (let k = 0; k < 65536; k++) {
     if (((k >>> 7) & 255) === 255) {
       table[k] = bad;
       continue;
     }
     word[0] = ((k << 16) | 0x8000) >>> 0;
-    table[k] = pack(rampRgb(tOf(value[0])));
+    table[k] = rgbaWord(rampRgb(tOf(value[0])));
   }
   return table;
 }
 
-/** A colour [r, g, b] as one little-endian RGBA word (weightColorTable's form). */
-export const rgbaWord = ([r, g, b]) => ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
+/** A colour [r, g, b] (channels rounded) as one little-endian RGBA word (weightColorTable's form). */
+export function rgbaWord([r, g, b]) {
+  return ((255 << 24) | (Math.round(b) << 16) | (Math.round(g) << 8) | Math.round(r)) >>> 0;
+}
