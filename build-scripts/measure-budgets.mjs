@@ -8,7 +8,10 @@
 //                     ≤ 4 s); chapter 8's panels measure only once scrolled near, so not here
 //   dkChangeMs        d_k slider input → the frame showing the new forward (spread, σ, entropy,
 //                     heatmap, precision), T = 256, d_k ≤ 512 (budget: median ≤ 16.7 ms, one frame
-//                     at 60 Hz; p90 ≤ 25 ms); gradientsMedian/P90: → the frame with the gradient panel
+//                     at 60 Hz; p90 ≤ 25 ms); gradientsMedian/P90: → the frame with the gradient panel;
+//                     gradientsNextFrameShare: the share of moves whose gradient panel is drawn in
+//                     the frame right after the forward's (gradientsFramesAfterForward: each move's
+//                     count of frames begun from the forward's to the gradient panel's)
 //   duringSweepMs     T = 2048, a change of the mean while the sweep runs (it restarts the sweep):
 //                     input → the frame with the new result (budget: ≤ 150 ms), input → the first
 //                     point of the new sweep on screen, and how long the stale sweep work kept the
@@ -31,6 +34,8 @@
 import { startServer } from '../tests/e2e/support/serve-dist.js';
 import { launchBrowser } from '../tests/e2e/support/browser.js';
 import { measureSweepLoads } from './lib/sweep-loads.mjs';
+import { measureSliderMoves } from './lib/slider-moves.mjs';
+import { median, pct, round } from './lib/stats.mjs';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
@@ -40,15 +45,6 @@ const runs = Number(arg('--runs', 5)) || 5;
 const phone = process.argv.includes('--phone');
 const only = new Set(phone ? [] : arg('--only', 'first,sweeps,slider,during,loads').split(','));
 const extraQuery = arg('--query', '');
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
-};
-const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 
 // Every [data-panel] complete: no is-stale class and an empty .panel-status (the markers the e2e
 // tests wait for), once the app has asked for its sweeps and variants.
@@ -185,127 +181,7 @@ try {
       const page = await browser.newPage({ width: 1280, height: 900 });
       await page.goto(`${server.url}?seqLen=256&dk=64${extraQuery}`);
       await waitComplete(page);
-      // Slider stops: index 0 → d_k 1 … 9 → 512.
-      const sequence = [7, 8, 9, 8, 7, 6, 5, 6, 7, 8, 9, 9 - 1, 6, 4, 2, 0, 3, 6, 9, 7, 8, 9, 6, 7];
-      const samples = [];
-      for (let round2 = 0; round2 < 2; round2++) {
-        for (const stop of sequence) {
-          const ms = await page.evaluate(async (s) => {
-            const slider = document.querySelector('[data-field="dk"] input[type="range"]');
-            const root = document.getElementById('app');
-            const dk = 2 ** s;
-            if (new URLSearchParams(root.dataset.resultQuery).get('dk') === String(dk)) return null;
-            await new Promise((r) => {
-              setTimeout(r, 120);
-            }); // idle between moves, like a reader
-            const t0 = performance.now();
-            const has = (query) => new URLSearchParams(query).get('dk') === String(dk);
-            let forward = null;
-            const shown = new Promise((resolve) => {
-              const mo = new MutationObserver(() => {
-                // (A build without the split publishes only the whole result.)
-                if (!forward && has(root.dataset.forwardQuery ?? root.dataset.resultQuery)) {
-                  // The charts were updated synchronously; the next frame puts them on screen.
-                  const upd = Number(root.dataset.updateMs),
-                    work = Number(root.dataset.workerMs);
-                  const [toWorker, inWorker, fromWorker, sentAt] = (root.dataset.timing ?? 'NaN,NaN,NaN,NaN')
-                    .split(',')
-                    .map(Number);
-                  const shownAt = performance.now();
-                  // What the charts' own drawing took (uPlot draws in microtasks, after the update).
-                  const draw =
-                    shownAt -
-                    t0 -
-                    (sentAt - (performance.timeOrigin + t0)) -
-                    toWorker -
-                    inWorker -
-                    fromWorker -
-                    upd;
-                  forward = new Promise((r) => {
-                    requestAnimationFrame(() =>
-                      r({
-                        total: performance.now() - t0,
-                        worker: work,
-                        update: upd,
-                        toWorker,
-                        inWorker,
-                        fromWorker,
-                        beforeSend: sentAt - (performance.timeOrigin + t0),
-                        draw,
-                        toFrame: performance.now() - shownAt,
-                      }),
-                    );
-                  });
-                }
-                if (forward && has(root.dataset.resultQuery)) {
-                  mo.disconnect();
-                  // The gradient panel: the frame after the backward's result.
-                  const [gradientsFromSend, gradientsInWorker, gradientsFromWorker] = (
-                    root.dataset.gradientsTiming ?? 'NaN,NaN,NaN'
-                  )
-                    .split(',')
-                    .map(Number);
-                  const gradientsAt = performance.now() - t0;
-                  requestAnimationFrame(() => {
-                    const whole = performance.now() - t0;
-                    forward.then((f) =>
-                      resolve({
-                        ...f,
-                        whole,
-                        gradientsAt,
-                        gradientsFromSend,
-                        gradientsInWorker,
-                        gradientsFromWorker,
-                      }),
-                    );
-                  });
-                }
-              });
-              mo.observe(root, {
-                attributes: true,
-                attributeFilter: ['data-forward-query', 'data-result-query'],
-              });
-            });
-            slider.value = String(s);
-            slider.dispatchEvent(new Event('input', { bubbles: true }));
-            return shown;
-          }, stop);
-          if (ms !== null) samples.push(ms);
-        }
-      }
-      const col = (k) => samples.map((x) => x[k]);
-      if (process.env.BUDGET_DEBUG)
-        console.error(
-          samples
-            .map((x) =>
-              Object.values(x)
-                .map((v) => round(v))
-                .join(' '),
-            )
-            .join('\n'),
-        );
-      report('dkChangeMs', {
-        median: round(median(col('total'))),
-        p90: round(pct(col('total'), 0.9)),
-        max: round(Math.max(...col('total'))),
-        workerComputeMedian: round(median(col('worker'))),
-        mainThreadUpdateMedian: round(median(col('update'))),
-        messageToWorkerMedian: round(median(col('toWorker'))),
-        messageFromWorkerMedian: round(median(col('fromWorker'))),
-        inputToSendMedian: round(median(col('beforeSend'))),
-        chartDrawMedian: round(median(col('draw'))),
-        resultToFrameMedian: round(median(col('toFrame'))),
-        gradientsMedian: round(median(col('whole'))),
-        gradientsP90: round(pct(col('whole'), 0.9)),
-        gradientsStartMedian: round(median(col('gradientsFromSend'))),
-        gradientsWorkerMedian: round(median(col('gradientsInWorker'))),
-        gradientsMessageMedian: round(median(col('gradientsFromWorker'))),
-        gradientsResultMedian: round(median(col('gradientsAt'))),
-        samples: samples.length,
-        seqLen: 256,
-        dkRange: '1..512',
-        budget: { median: 16.7, p90: 25 },
-      });
+      report('dkChangeMs', await measureSliderMoves(page));
       out.engine = await page.evaluate(() => document.getElementById('engine-info')?.textContent);
     } finally {
       await browser.close();

@@ -9,6 +9,7 @@
 // A build without these attributes (an earlier one) counts a panel drawn and exact once it is
 // complete: its status line empty and no stale mark.
 import { launchBrowser } from '../../tests/e2e/support/browser.js';
+import { median } from './stats.mjs';
 
 const SWEEP_PANELS = ['sigma', 'entropy', 'gradients'];
 const LATER = ['schemes', 'length', 'thresholds'];
@@ -48,11 +49,6 @@ function recorder(sweepPanels, later) {
     }),
   );
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 /** One cold load of `url`: its three times, in ms. */
 async function load(url) {
