@@ -18,7 +18,7 @@
 //                     sweep Workers busy after the new request (budget: ≈ 50 ms)
 //   sweepLoadsMs      cold loads at T = 256 and 2048, each timed to every sweep chart drawn (estimate
 //                     or exact), every sweep chart exact, and every panel complete
-//                     (build-scripts/lib/sweep-loads.mjs); with --before DIR, the same loads of that
+//                     (build-scripts/lib/measure/sweep-loads.mjs); with --before DIR, the same loads of that
 //                     build interleaved with this one's (budgets at T = 2048: drawn ≤ 1.5 s, exact
 //                     ≤ 6 s; at T = 256, exact ≤ 600 ms)
 // Budgets of a cold load: firstChartMs ≤ 1000, transferGzipBytes ≤ 300 KB.
@@ -33,9 +33,9 @@
 //   --only: any of first, sweeps, slider, during, loads (default: all)
 import { startServer } from '../tests/e2e/support/serve-dist.js';
 import { launchBrowser } from '../tests/e2e/support/browser.js';
-import { measureSweepLoads } from './lib/sweep-loads.mjs';
-import { measureSliderMoves } from './lib/slider-moves.mjs';
-import { median, pct, round } from './lib/stats.mjs';
+import { measureSweepLoads } from './lib/measure/sweep-loads.mjs';
+import { measureSliderMoves } from './lib/measure/slider-moves.mjs';
+import { median, pct, round } from './lib/measure/stats.mjs';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);

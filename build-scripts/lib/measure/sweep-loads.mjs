@@ -8,7 +8,7 @@
 //   completeMs every panel of the setting complete (the sweeps, the precision variants, …)
 // A build without these attributes (an earlier one) counts a panel drawn and exact once it is
 // complete: its status line empty and no stale mark.
-import { launchBrowser } from '../../tests/e2e/support/browser.js';
+import { launchBrowser } from '../../../tests/e2e/support/browser.js';
 import { median } from './stats.mjs';
 
 const SWEEP_PANELS = ['sigma', 'entropy', 'gradients'];
