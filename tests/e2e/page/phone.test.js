@@ -5,14 +5,7 @@
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import {
-  watchErrors,
-  waitForApp,
-  waitForDemos,
-  axeAudit,
-  test,
-  CHAPTER8_PANELS,
-} from '../support/browser.js';
+import { watchErrors, waitForApp, waitForDemos, waitForSettled, axeAudit, test } from '../support/browser.js';
 import { useSite, OUT } from '../support/site.js';
 
 const site = useSite();
@@ -61,25 +54,6 @@ const steadyBox = (slider) =>
     }
   });
 
-/**
- * Waits until no panel in the root (`within`: the host of its shadow root) has work pending: a
- * sweep that finishes clears its status line and can change the panel's height, which moves a
- * sticky dock after the finger was aimed. Chapter 8's panels measure only in view: not awaited.
- */
-const waitForSettled = (page, root, within) =>
-  page.waitForFunction(
-    ([sel, host, skip]) => {
-      const scope = host ? document.querySelector(host).shadowRoot : document;
-      return [...scope.querySelector(sel).querySelectorAll('[data-panel]')].every(
-        (p) =>
-          skip.includes(p.dataset.panel) ||
-          (!p.classList.contains('is-stale') && !p.querySelector('.panel-status')?.textContent),
-      );
-    },
-    [root, within, CHAPTER8_PANELS],
-    { timeout: 60000, polling: 100 },
-  );
-
 /** Notes where the next touch comes down and where the slider's box is at that moment (`el.touchAim`). */
 const watchTouchStart = (slider) =>
   slider.evaluate((el) => {
@@ -109,7 +83,8 @@ async function moveWithFinger(page, slider, { root = '#app', within = null, tap 
   const span = tap ? 1 : 3;
   const to = from + span <= Number(await slider.getAttribute('max')) ? from + span : from - span;
   for (let attempt = 1; ; attempt++) {
-    await waitForSettled(page, root, within);
+    // A sweep that finishes clears its status line, which can move a sticky dock after the aim.
+    await waitForSettled(page, { root, within });
     const steady = await steadyBox(slider);
     const target = stopPoint(steady, to);
     await watchTouchStart(slider);

@@ -111,18 +111,30 @@ export async function waitForApp(page, { sweeps = true, chapter8 = false, timeou
   });
   // Chapter 8's panels measure once they come near the viewport: bring each there in turn.
   if (sweeps && chapter8) await scrollPanelsIntoView(page, CHAPTER8_PANELS, { timeout });
-  if (sweeps) {
-    await page.waitForFunction(
-      (skip) =>
-        [...document.querySelectorAll('[data-panel]')].every(
-          (p) =>
-            skip.includes(p.dataset.panel) ||
-            (!p.classList.contains('is-stale') && !p.querySelector('.panel-status')?.textContent),
-        ),
-      chapter8 ? [] : CHAPTER8_PANELS,
-      { timeout, polling: 200 },
-    );
-  }
+  if (sweeps) await waitForSettled(page, { skip: chapter8 ? [] : CHAPTER8_PANELS, timeout });
+}
+
+/**
+ * Wait until no panel under `root` (a selector; `within`: the host whose shadow root holds it) has
+ * work pending: no is-stale class and an empty status line. Panels named in `skip` are not awaited.
+ */
+export function waitForSettled(
+  page,
+  { root = null, within = null, skip = CHAPTER8_PANELS, timeout = 60000 } = {},
+) {
+  return page.waitForFunction(
+    ([sel, host, names]) => {
+      const scope = host ? document.querySelector(host).shadowRoot : document;
+      const base = sel ? scope.querySelector(sel) : scope;
+      return [...base.querySelectorAll('[data-panel]')].every(
+        (p) =>
+          names.includes(p.dataset.panel) ||
+          (!p.classList.contains('is-stale') && !p.querySelector('.panel-status')?.textContent),
+      );
+    },
+    [root, within, skip],
+    { timeout, polling: 200 },
+  );
 }
 
 export const stat = (page, name) => page.locator(`[data-stat="${name}"]`).first().textContent();
