@@ -32,3 +32,14 @@ test('NaN and ±∞ get the non-finite colour', () => {
   const x = new Float32Array([NaN, Infinity, -Infinity]);
   for (const b of new Uint32Array(x.buffer)) assert.deepEqual(unpack(table[b >>> 16]), [...NON_FINITE, 255]);
 });
+
+test("every bucket, negative and beyond 1 included, holds the colour of its middle (the table's definition)", () => {
+  const table = weightColorTable(NON_FINITE);
+  const bits = new Uint32Array(1);
+  const x = new Float32Array(bits.buffer);
+  for (let k = 0; k < 65536; k++) {
+    bits[0] = ((k << 16) | 0x8000) >>> 0;
+    const want = Number.isFinite(x[0]) ? rampRgb(tOf(x[0])).map(Math.round) : NON_FINITE;
+    assert.deepEqual(unpack(table[k]), [...want, 255], `bucket ${k.toString(16)} (${x[0]})`);
+  }
+});

@@ -12,6 +12,12 @@ import { drawEstimateMarks } from './estimate-marks.js';
 
 const pointsStyle = (s) => ({ show: true, size: 5, fill: (u) => u.pal[s] });
 
+// Points that arrive between two frames are drawn once, in the next frame: after a busy spell of
+// the page's thread (a cold load builds every chart) the Workers' answers wait in its queue, and
+// drawing each on its own would cost the four sweep charts a draw per message. A hidden page
+// draws no frames; it draws after HIDDEN_WAIT_MS instead.
+const HIDDEN_WAIT_MS = 100;
+
 /**
  * createSweepCharts(el, frame, { name, ctx, gapValue, estimateNote, onDone }) → { chart(host,
  * spec), setCurrent(result, cfg), sweepReset(n, { seqLen }), sweepPoints(points, { estimate }),
@@ -31,6 +37,7 @@ export function createSweepCharts(
   let total = 0;
   let seqLen = 0;
   let failure = '';
+  let pending = null; // { frame, timer, done }: the draw of the points that came since the last one
 
   function progress() {
     const exact = store.stale ? 0 : store.count();
@@ -110,6 +117,23 @@ export function createSweepCharts(
     for (const { c, columns } of charts) c.setData([dks, ...columns(dks)]);
     frame.gaps.textContent = gapText(store.nonFiniteScales(gapValue));
   }
+  function flush() {
+    if (!pending) return;
+    const { frame: f, timer, done } = pending;
+    pending = null;
+    cancelAnimationFrame(f);
+    clearTimeout(timer);
+    draw();
+    progress();
+    if (done) onDone();
+  }
+  function drawSoon() {
+    pending ??= {
+      frame: requestAnimationFrame(flush),
+      timer: setTimeout(flush, HIDDEN_WAIT_MS),
+      done: false,
+    };
+  }
 
   return {
     store,
@@ -121,6 +145,7 @@ export function createSweepCharts(
     },
     /** A new sweep of `n` points over `seqLen` query rows (its estimates name how many they sampled). */
     sweepReset(n, { seqLen: rows = 0 } = {}) {
+      flush();
       total = n;
       seqLen = rows;
       failure = '';
@@ -129,15 +154,18 @@ export function createSweepCharts(
     },
     sweepPoints(points, { estimate = false } = {}) {
       for (const [scale, p] of Object.entries(points)) store.add(scale, p, { estimate });
-      draw();
-      progress();
+      drawSoon();
     },
     sweepDone() {
-      progress();
-      onDone();
+      if (pending) pending.done = true;
+      else {
+        progress();
+        onDone();
+      }
     },
     /** The sweep stopped (`message` says why): the points so far, or the last sweep, stay drawn. */
     failed(message) {
+      flush();
       failure = message;
       progress();
     },
@@ -145,6 +173,11 @@ export function createSweepCharts(
       for (const { c } of charts) c.redraw();
     },
     destroy() {
+      if (pending) {
+        cancelAnimationFrame(pending.frame);
+        clearTimeout(pending.timer);
+        pending = null;
+      }
       for (const { c } of charts) c.destroy();
     },
   };

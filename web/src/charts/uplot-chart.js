@@ -132,20 +132,30 @@ export const logYAxis = (label) =>
  * change. `makeOpts()` returns uPlot options without width/height. `onDraw(u)` paints a layer on
  * top (a marker, an image); with `layerOnly`, a copy of the chart as uPlot drew it is kept, so that
  * redrawLayer() repaints that copy and the layer alone: the same pixels as a full draw, without
- * drawing the axes and the series again (a slider move changes only the layer).
+ * drawing the axes and the series again (a slider move changes only the layer). The copy is made
+ * only while layers are being redrawn: copying a canvas makes the browser rasterize it at once,
+ * and the many draws of a load or of a sweep's points (setData) would each pay for a copy that no
+ * layer uses. So the first redrawLayer() after new data draws in full and keeps the copy.
  */
 let lastObservedWidth = 480;
 
 export function createChart(
   host,
-  { label, makeOpts, data, aspect = 0.5, minH = 190, maxH = 340, maxW = Infinity, onDraw, layerOnly = false },
+  {
+    label,
+    makeOpts,
+    data: initialData,
+    aspect = 0.5,
+    minH = 190,
+    maxH = 340,
+    maxW = Infinity,
+    onDraw,
+    layerOnly = false,
+  },
 ) {
   const box = h('div', { class: 'chart', role: 'img', 'aria-label': label });
   host.append(box);
-  // The first size is a guess (the width the last chart observed): reading clientWidth here would
-  // lay out the whole page once per chart while the panels are being built. The ResizeObserver's
-  // first call, after the next layout, sets the real size before the first frame is painted.
-  const size = (measured = Math.floor(box.clientWidth || host.clientWidth || 320)) => {
+  const size = (measured) => {
     const w = Math.min(maxW, Math.max(200, measured));
     const hh = typeof aspect === 'function' ? aspect(w) : w * aspect;
     return { width: w, height: Math.round(Math.min(maxH, Math.max(minH, hh))) };
@@ -159,7 +169,11 @@ export function createChart(
     ...(opts.hooks.drawClear ?? []),
   ];
   let base = null; // the canvas before onDraw's layer
+  let baseFresh = false; // base holds the last full draw
+  let wantBase = false; // layers are being redrawn: each full draw keeps its copy
   const keepBase = (u) => {
+    baseFresh = wantBase;
+    if (!wantBase) return;
     const can = u.ctx.canvas;
     if (!base || base.width !== can.width || base.height !== can.height) {
       base = document.createElement('canvas');
@@ -170,34 +184,70 @@ export function createChart(
   };
   if (onDraw) opts.hooks.draw = [...(opts.hooks.draw ?? []), ...(layerOnly ? [keepBase] : []), onDraw];
   addProbe(box, opts);
-  const first = size(lastObservedWidth);
-  const u = new uPlot({ legend: { show: false }, cursor: { show: false }, ...opts, ...first }, data, box);
-  u.pal = sharedPalette(box);
-  let lastW = first.width;
+
+  // The uPlot is built once the box's width is known: in the ResizeObserver's first call, after
+  // the layout that follows the panels' mounting and before that frame is painted. Reading the
+  // width here instead would lay out the whole page once per chart while the panels are built, and
+  // a chart built at a guessed width would be drawn twice. Until then the box keeps the guessed
+  // height (no jump in the layout), and the data waits. A box that is never laid out (in a hidden
+  // element) gets its uPlot after the first frame, at the width the last chart observed.
+  let u = null;
+  let data = initialData;
+  let lastW = 0;
+  const build = (s) => {
+    if (u) return u;
+    cancelAnimationFrame(fallback.frame);
+    clearTimeout(fallback.timer);
+    box.style.minHeight = '';
+    u = new uPlot({ legend: { show: false }, cursor: { show: false }, ...opts, ...s }, data, box);
+    u.pal = sharedPalette(box);
+    lastW = s.width;
+    return u;
+  };
+  box.style.minHeight = `${size(lastObservedWidth).height}px`;
+  const fallback = { frame: 0, timer: 0 };
+  fallback.frame = requestAnimationFrame(() => {
+    fallback.timer = setTimeout(() => build(size(lastObservedWidth)));
+  });
   const ro = new ResizeObserver((entries) => {
     const observed = Math.floor(entries[entries.length - 1].contentRect.width);
     if (observed > 0) lastObservedWidth = observed;
-    const s = size(observed || undefined);
-    if (s.width !== lastW) {
+    const s = size(observed || lastObservedWidth);
+    if (!u) {
+      if (observed > 0) build(s);
+    } else if (s.width !== lastW) {
       lastW = s.width;
       u.setSize(s);
     }
   });
   ro.observe(box);
   return {
-    u,
+    /** The uPlot (built now, at the last observed width, if the box was not laid out yet). */
+    get u() {
+      return build(size(lastObservedWidth));
+    },
     box,
+    /** The chart's data: as last set, drawn or about to be. */
+    get data() {
+      return u ? u.data : data;
+    },
+    /** The colours the chart draws with. */
+    palette: () => sharedPalette(box),
     setData(d, resetScales = true) {
-      u.setData(d, resetScales);
+      wantBase = false;
+      if (u) u.setData(d, resetScales);
+      else data = d;
     },
     redraw() {
       palettes.clear();
-      u.redraw(false, true);
+      u?.redraw(false, true);
     },
     /** Repaint only onDraw's layer (the data, the size and the theme are as last drawn). */
     redrawLayer() {
+      if (!u) return; // its first draw, still to come, draws the layer
       const can = u.ctx.canvas;
-      if (!base || base.width !== can.width || base.height !== can.height) {
+      wantBase = true;
+      if (!baseFresh || base.width !== can.width || base.height !== can.height) {
         u.redraw(false, false);
         return;
       }
@@ -205,8 +255,10 @@ export function createChart(
       onDraw(u);
     },
     destroy() {
+      cancelAnimationFrame(fallback.frame);
+      clearTimeout(fallback.timer);
       ro.disconnect();
-      u.destroy();
+      u?.destroy();
       box.remove();
     },
   };

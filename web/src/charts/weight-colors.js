@@ -44,16 +44,29 @@ export function weightColorTable(nonFinite) {
   const table = new Uint32Array(65536);
   const word = new Uint32Array(1);
   const value = new Float32Array(word.buffer);
-  const bad = rgbaWord(nonFinite);
-  for (let k = 0; k < 65536; k++) {
-    if (((k >>> 7) & 255) === 255) {
-      table[k] = bad;
-      continue;
-    }
+  const colorOf = (k) => {
     word[0] = ((k << 16) | 0x8000) >>> 0;
-    table[k] = rgbaWord(rampRgb(tOf(value[0])));
-  }
+    return rgbaWord(rampRgb(tOf(value[0])));
+  };
+  // Only the buckets between FLOOR and 1 need a logarithm: every other finite bucket clamps to
+  // an end of the ramp (a negative weight, like one below FLOOR, to the darkest colour).
+  const dark = rgbaWord(rampRgb(0)),
+    bright = rgbaWord(rampRgb(1)),
+    bad = rgbaWord(nonFinite);
+  const from = floatBucket(FLOOR) - 1,
+    to = floatBucket(1) + 1;
+  table.fill(dark, 0, from);
+  for (let k = from; k <= to; k++) table[k] = colorOf(k);
+  table.fill(bright, to + 1, 0x7f80);
+  table.fill(dark, 0x8000, 0xff80);
+  table.fill(bad, 0x7f80, 0x8000);
+  table.fill(bad, 0xff80, 0x10000);
   return table;
+}
+
+/** A positive float's bucket in weightColorTable: its upper 16 bits. */
+function floatBucket(x) {
+  return new Uint32Array(new Float32Array([x]).buffer)[0] >>> 16;
 }
 
 /** A colour [r, g, b] (channels rounded) as one little-endian RGBA word (weightColorTable's form). */

@@ -124,7 +124,7 @@ export function mount(el, ctx = {}) {
   function paint() {
     if (!result) return;
     const { side, data } = result.heatmap;
-    const pal = chart.u.pal;
+    const pal = chart.palette();
     const nonFin = cssRgb(pal.nonfinite);
     const masked = cssRgb(pal.masked);
     if (!image || image.width !== side) {
@@ -165,7 +165,7 @@ export function mount(el, ctx = {}) {
           ? `T = ${c.seqLen} is shown as ${side}×${side} cells; each cell shows the largest weight of its ${block}×${block} block (a cell is non-finite if any weight in it is).`
           : `All ${c.seqLen}×${c.seqLen} weights, one cell each.`;
       // Same T: same axes, only the image changed.
-      if (chart.u.data[0][1] === c.seqLen) chart.redrawLayer();
+      if (chart.data[0][1] === c.seqLen) chart.redrawLayer();
       else
         chart.setData([
           [0, c.seqLen],
