@@ -53,9 +53,11 @@ const RECORD_SWEEP_STATES = () => {
         drawn: Number(el.dataset.pointsDrawn),
         total: Number(el.dataset.pointsTotal),
         status: el.querySelector('.panel-status')?.textContent ?? '',
+        // charts saying that they wait for the exact points
+        waiting: el.querySelectorAll('[data-exact-only]:not([hidden])').length,
       };
       const last = seen[seen.length - 1];
-      if (!last || last.sweep !== s.sweep || last.drawn !== s.drawn || last.status !== s.status) seen.push(s);
+      if (!last || ['sweep', 'drawn', 'status', 'waiting'].some((k) => last[k] !== s[k])) seen.push(s);
     }
   };
   addEventListener('DOMContentLoaded', () =>
@@ -161,6 +163,17 @@ describe('sweeps', () => {
           seen.slice(firstExact).every((s) => s.sweep === 'exact'),
           where,
         );
+        // The gradients to Q and K have no estimate: their chart says so until an exact point is in.
+        assert.ok(
+          seen.every((s) => s.waiting === 0 || s.sweep === 'estimate'),
+          `a waiting note only beside estimates: ${where}`,
+        );
+        assert.equal(last.waiting, 0, `no waiting note once exact: ${where}`);
+        if (name === 'gradients')
+          assert.ok(
+            seen.some((s) => s.waiting === 1),
+            `the RMS gradient chart says it waits for the exact points: ${where}`,
+          );
       }
       exports[n] = await sweepCsvs(page);
       assert.deepEqual(errors, []);

@@ -5,10 +5,12 @@
 // At large T the sweep's estimates come first (from r of the T query rows, with standard errors):
 // they are drawn as hollow points with ±2 SE bars, and each is replaced by its exact point when it
 // arrives. The panel says which it shows: data-sweep="estimate" | "exact", data-points-drawn and
-// data-points-total on its element.
+// data-points-total on its element. A chart with no estimable curve says, over its plot, that it
+// waits for the exact points.
 import { createChart, drawVLine, drawDot, scaleColorKey } from './uplot-chart.js';
 import { createSweepStore, gapText, SWEEP_SCALES, SCALE_NAMES } from './sweep-store.js';
 import { drawEstimateMarks } from './estimate-marks.js';
+import { h } from '../ui/dom.js';
 
 const pointsStyle = (s) => ({ show: true, size: 5, fill: (u) => u.pal[s] });
 
@@ -37,6 +39,7 @@ export function createSweepCharts(
   let total = 0;
   let seqLen = 0;
   let failure = '';
+  const waitNotes = []; // one per chart without an estimable layer
   let pending = null; // { frame, timer, done }: the draw of the points that came since the last one
 
   function progress() {
@@ -52,6 +55,8 @@ export function createSweepCharts(
     else if (exact < total) text = `Sweep: ${exact} of ${total} points computed…`;
     frame.status.textContent = failure || text;
     el.classList.toggle('is-stale', store.stale);
+    // A chart drawn from exact points alone is empty while the estimates are shown: it says why.
+    for (const note of waitNotes) note.hidden = !(estimates && !exact);
     el.dataset.sweep = estimates ? 'estimate' : 'exact';
     el.dataset.pointsDrawn = String(exact + estimates);
     el.dataset.pointsTotal = String(total);
@@ -108,6 +113,12 @@ export function createSweepCharts(
       ...extra.map((x) => x.column(store, dks)),
     ];
     charts.push({ c, columns });
+    if (!layers.some((layer) => layer.se)) {
+      const note = h('p', { class: 'chart-wait', hidden: true, 'data-exact-only': '' });
+      note.textContent = 'Drawn from exact points only: the first is still being computed.';
+      c.box.append(note);
+      waitNotes.push(note);
+    }
     return c;
   }
 
