@@ -128,15 +128,22 @@ export function createSweepCharts(
     for (const { c, columns } of charts) c.setData([dks, ...columns(dks)]);
     frame.gaps.textContent = gapText(store.nonFiniteScales(gapValue));
   }
-  function flush() {
-    if (!pending) return;
-    const { frame: f, timer, done } = pending;
+  /** Takes the pending draw off the frame and the timer: → it, or null if none was pending. */
+  function takePending() {
+    const p = pending;
     pending = null;
-    cancelAnimationFrame(f);
-    clearTimeout(timer);
+    if (p) {
+      cancelAnimationFrame(p.frame);
+      clearTimeout(p.timer);
+    }
+    return p;
+  }
+  function flush() {
+    const p = takePending();
+    if (!p) return;
     draw();
     progress();
-    if (done) onDone();
+    if (p.done) onDone();
   }
   function drawSoon() {
     pending ??= {
@@ -184,11 +191,7 @@ export function createSweepCharts(
       for (const { c } of charts) c.redraw();
     },
     destroy() {
-      if (pending) {
-        cancelAnimationFrame(pending.frame);
-        clearTimeout(pending.timer);
-        pending = null;
-      }
+      takePending();
       for (const { c } of charts) c.destroy();
     },
   };
