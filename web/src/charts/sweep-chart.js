@@ -114,8 +114,11 @@ export function createSweepCharts(
     ];
     charts.push({ c, columns });
     if (!layers.some((layer) => layer.se)) {
-      const note = h('p', { class: 'chart-wait', hidden: true, 'data-exact-only': '' });
-      note.textContent = 'Drawn from exact points only: the first is still being computed.';
+      const note = h(
+        'p',
+        { class: 'chart-wait', hidden: true, 'data-exact-only': '' },
+        'Drawn from exact points only: the first is still being computed.',
+      );
       c.box.append(note);
       waitNotes.push(note);
     }
