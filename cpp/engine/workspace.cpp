@@ -28,7 +28,8 @@ std::size_t Workspace::bytes() const {
         &gramK,  &gramQ,  &qPanels, &rowsA,  &rowsB,      &panel,   &v,      &scratch,
         &qn,     &kn,     &qInv,    &kInv,   &normLogits, &slope})
     floats += b->capacity();
-  floats += q.capacity() + k.capacity() + z.capacity() + p.capacity() + ds.capacity();
+  floats += q.capacity() + k.capacity() + z.capacity() + p.capacity() + ds.capacity() +
+            packedB.capacity();
   return floats * sizeof(float);
 }
 

@@ -4,7 +4,8 @@
 // Peak size at T = 2048, d_k = 4096: Q and K (T × d_k, 32 MiB each) plus five T × T matrices
 // (16 MiB each), and the two Gram matrices when d_k >= T; V and G are never stored whole (sampled a
 // column block at a time; a run split at T·d_k <= 2^21 keeps every block of Vᵀ packed), and dQ, dK,
-// O only a row block at a time.
+// O only a row block at a time. The backward's packed B (at most T × T) is there only below that
+// peak: while Q and K are at most T × T each.
 #pragma once
 
 #include <cstddef>
@@ -38,6 +39,10 @@ class RawFloats {
     // some later step (a cancellable step must stay short), at memset speed.
     std::memset(data_.get(), 0, n * sizeof(float));
   }
+  // Grows to at least n floats (contents not kept); never shrinks.
+  void ensure(std::size_t n) {
+    if (n > size_) resize(n);
+  }
   float* data() { return data_.get(); }
   const float* data() const { return data_.get(); }
   std::size_t capacity() const { return size_; }
@@ -65,6 +70,8 @@ struct Workspace {
   std::vector<float> panel;                  // packed B panels of one k-block (multiply_rows)
   int vCols = 0;                             // V sampled whole (seqLen × vCols), only when the
   std::vector<float> v, scratch;             // output must be computed (online softmax)
+  // The backward's B packed whole: K and Q (d_k < T), or dS, then dSᵀ (d_k = T).
+  RawFloats packedB;
   // QK-norm: q̂, k̂ (seqLen × d_k, rounded), their rows' 1/√(… + ε), q̂k̂ᵀ (T × T, fp32),
   // and one row of logit slopes for the backward of the length scale and soft-cap.
   std::vector<float> qn, kn, qInv, kInv, normLogits, slope;

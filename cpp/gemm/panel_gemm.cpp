@@ -217,43 +217,69 @@ void rows_tile(int i, int n0, int N, int k0, int kw, const float* const (&rows)[
 }
 }  // namespace
 
-void multiply_rows(int M, int N, int K, const float* a, int lda, const float* b, long rowStride,
-                   long colStride, float* c, int ldc, float* panels, bool skipZeros,
-                   int lowerRow0) {
-  // k-blocks of kRowsBlock: every panel of the block is packed once, then row chunks of 32 (A:
-  // 16 KiB, in L1) pass over the panels (each 8 KiB, from L2). Each entry continues its sum
-  // across blocks in k order (same bits as one pass).
+namespace {
+// One k-block (k0, width kw) of multiply_rows, its B panels at `panels` (packed for packedN >= N
+// columns): row chunks of 32 (A: 16 KiB, in L1) pass over the panels (each 8 KiB, from L2).
+void rows_block(int M, int N, int k0, int kw, const float* a, int lda, const float* panels,
+                float* c, int ldc, bool skipZeros, int lowerRow0) {
   constexpr int kRows = 32;
   int ks[kRows / 2][kRowsBlock];
   int counts[kRows / 2] = {};
-  for (int k0 = 0; k0 < K; k0 += kRowsBlock) {
-    const int kw = std::min(kRowsBlock, K - k0);
-    pack_panels(kw, N, b + k0 * rowStride, rowStride, colStride, panels);
-    for (int i0 = 0; i0 < M; i0 += kRows) {
-      const int i1 = std::min(M, i0 + kRows);
-      const auto row = [&](int i) { return a + static_cast<long>(i) * lda + k0; };
-      if (skipZeros)
-        for (int i = i0; i + 2 <= i1; i += 2) {
+  for (int i0 = 0; i0 < M; i0 += kRows) {
+    const int i1 = std::min(M, i0 + kRows);
+    const auto row = [&](int i) { return a + static_cast<long>(i) * lda + k0; };
+    if (skipZeros)
+      for (int i = i0; i + 2 <= i1; i += 2) {
+        const float* rows[2] = {row(i), row(i + 1)};
+        counts[(i - i0) / 2] = nonzero_ks<2>(rows, kw, ks[(i - i0) / 2]);
+      }
+    for (int p = 0; p < panel_count(chunk_columns(N, lowerRow0, i1)); ++p) {
+      const int n0 = p * kPanelWidth;
+      const float* panel = panels + static_cast<long>(p) * kw * kPanelWidth;
+      for (int i = i0; i < i1; i += 2) {
+        const int t = (i - i0) / 2;
+        const int* list = skipZeros ? ks[t] : nullptr;
+        if (i + 2 <= i1) {
           const float* rows[2] = {row(i), row(i + 1)};
-          counts[(i - i0) / 2] = nonzero_ks<2>(rows, kw, ks[(i - i0) / 2]);
-        }
-      for (int p = 0; p < panel_count(chunk_columns(N, lowerRow0, i1)); ++p) {
-        const int n0 = p * kPanelWidth;
-        const float* panel = panels + static_cast<long>(p) * kw * kPanelWidth;
-        for (int i = i0; i < i1; i += 2) {
-          const int t = (i - i0) / 2;
-          const int* list = skipZeros ? ks[t] : nullptr;
-          if (i + 2 <= i1) {
-            const float* rows[2] = {row(i), row(i + 1)};
-            rows_tile<2>(i, n0, N, k0, kw, rows, list, counts[t], panel, c, ldc);
-          } else {
-            const float* rows[1] = {row(i)};
-            rows_tile<1>(i, n0, N, k0, kw, rows, list, counts[t], panel, c, ldc);
-          }
+          rows_tile<2>(i, n0, N, k0, kw, rows, list, counts[t], panel, c, ldc);
+        } else {
+          const float* rows[1] = {row(i)};
+          rows_tile<1>(i, n0, N, k0, kw, rows, list, counts[t], panel, c, ldc);
         }
       }
     }
   }
+}
+}  // namespace
+
+void multiply_rows(int M, int N, int K, const float* a, int lda, const float* b, long rowStride,
+                   long colStride, float* c, int ldc, float* panels, bool skipZeros,
+                   int lowerRow0) {
+  // k-blocks of kRowsBlock: every panel of the block is packed once, then the rows pass over it.
+  // Each entry continues its sum across blocks in k order (same bits as one pass).
+  for (int k0 = 0; k0 < K; k0 += kRowsBlock) {
+    const int kw = std::min(kRowsBlock, K - k0);
+    pack_panels(kw, N, b + k0 * rowStride, rowStride, colStride, panels);
+    rows_block(M, N, k0, kw, a, lda, panels, c, ldc, skipZeros, lowerRow0);
+  }
+}
+
+std::size_t packed_rows_floats(int N, int K) {
+  return static_cast<std::size_t>(panel_count(N)) * kPanelWidth * K;
+}
+
+void pack_rows_block(int k0, int N, int K, const float* b, long rowStride, long colStride,
+                     float* packed) {
+  pack_panels(std::min(kRowsBlock, K - k0), N, b + k0 * rowStride, rowStride, colStride,
+              packed + static_cast<long>(k0) * panel_count(N) * kPanelWidth);
+}
+
+void multiply_rows_packed(int M, int N, int K, const float* a, int lda, const float* packed,
+                          int packedN, float* c, int ldc, bool skipZeros, int lowerRow0) {
+  for (int k0 = 0; k0 < K; k0 += kRowsBlock)
+    rows_block(M, N, k0, std::min(kRowsBlock, K - k0), a, lda,
+               packed + static_cast<long>(k0) * panel_count(packedN) * kPanelWidth, c, ldc,
+               skipZeros, lowerRow0);
 }
 
 }  // namespace attnscale::panel

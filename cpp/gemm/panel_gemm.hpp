@@ -96,6 +96,19 @@ void multiply_rows(int M, int N, int K, const float* a, int lda, const float* b,
                    long colStride, float* c, int ldc, float* panels, bool skipZeros = false,
                    int lowerRow0 = -1);
 
+// multiply_rows with B packed once beforehand, for a B that many calls share (the backward's K and
+// Q, or dS, against every row block): packing B anew in each call cost as much as a third of the
+// product. pack_rows_block() packs B's k-block at k0 (a multiple of kRowsBlock) for N columns
+// into `packed` (packed_rows_floats(N, K) floats, every k-block in turn); multiply_rows_packed
+// then computes the first N <= packedN columns from panels packed for packedN. The same bits as
+// multiply_rows.
+std::size_t packed_rows_floats(int N, int K);
+void pack_rows_block(int k0, int N, int K, const float* b, long rowStride, long colStride,
+                     float* packed);
+void multiply_rows_packed(int M, int N, int K, const float* a, int lda, const float* packed,
+                          int packedN, float* c, int ldc, bool skipZeros = false,
+                          int lowerRow0 = -1);
+
 // The plain triple loop of the same product, for the tests: C (M × N, leading dimension ldc) =
 // A (M × K, leading dimension lda) · B (element (k, n) at b[k·rowStride + n·colStride]).
 void panel_gemm_reference(int M, int N, int K, const float* a, int lda, const float* b,

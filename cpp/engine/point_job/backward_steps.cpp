@@ -106,10 +106,14 @@ void PointJob::backward_q_rows(int s, int r0, int r1) {
   const bool norm = c.qkNorm != QkNorm::none;
   const std::size_t n = static_cast<std::size_t>(r1 - r0) * d;
   ws.rowsA.resize(n);
-  ws.panel.resize(panel::multiply_rows_panel_floats(d, T));
-  panel::multiply_rows(r1 - r0, d, T, ws.ds.data() + static_cast<long>(r0) * T, T,
-                       norm ? ws.kn.data() : ws.k.data(), norm ? d : ws.cols, 1, ws.rowsA.data(), d,
-                       ws.panel.data());
+  const float* ds = ws.ds.data() + static_cast<long>(r0) * T;
+  if (packs_kq()) {
+    panel::multiply_rows_packed(r1 - r0, d, T, ds, T, ws.packedB.data(), d, ws.rowsA.data(), d);
+  } else {
+    ws.panel.resize(panel::multiply_rows_panel_floats(d, T));
+    panel::multiply_rows(r1 - r0, d, T, ds, T, norm ? ws.kn.data() : ws.k.data(),
+                         norm ? d : ws.cols, 1, ws.rowsA.data(), d, ws.panel.data());
+  }
   if (norm)
     for (int i = r0; i < r1; ++i)
       normalize_row_backward(c.qkNorm, ws.qn.data() + static_cast<long>(i) * d, ws.qInv[i], d,
@@ -125,6 +129,40 @@ void PointJob::transpose_ds_rows(int r0, int r1) {
   transpose(T, r1 - r0, ws.ds.data() + r0, T, ws.z.data() + static_cast<long>(r0) * T, T);
 }
 
+// Whether K and Q are packed once for the whole point (pack_kq_block): when both fit in the
+// T × T floats that dS needs packed at a larger d_k.
+bool PointJob::packs_kq() const {
+  const int T = ws_->seqLen;
+  return 2 * panel::packed_rows_floats(dk_, T) <= panel::packed_rows_floats(T, T);
+}
+
+// K-block k0 of K and of Q, packed as the B of dQ = dS K and of dK = dSᵀ Q. The configs differ
+// only in their scale, so every scaling shares them.
+void PointJob::pack_kq_block(int k0) {
+  Workspace& ws = *ws_;
+  const int T = ws.seqLen, d = dk_;
+  const bool norm = configs_->front().qkNorm != QkNorm::none;
+  const std::size_t half = panel::packed_rows_floats(d, T);
+  ws.packedB.ensure(2 * half);
+  panel::pack_rows_block(k0, d, T, norm ? ws.kn.data() : ws.k.data(), norm ? d : ws.cols, 1,
+                         ws.packedB.data());
+  panel::pack_rows_block(k0, d, T, norm ? ws.qn.data() : ws.q.data(), norm ? d : ws.cols, 1,
+                         ws.packedB.data() + half);
+}
+
+// Whether dS and dSᵀ are packed whole for the Gram products: only when Q and K are at most T × T
+// each, so that the extra T × T floats stay below the workspace at d_k = 2T (the peak).
+bool PointJob::packs_ds() const { return ws_->cols <= ws_->seqLen; }
+
+// K-block k0 of a T × T B (dS for dSᵀdS, dSᵀ from its rows in z for dS dSᵀ), packed: a copy of
+// rows, no transpose.
+void PointJob::pack_ds_block(const float* b, int k0) {
+  Workspace& ws = *ws_;
+  const int T = ws.seqLen;
+  ws.packedB.ensure(panel::packed_rows_floats(T, T));
+  panel::pack_rows_block(k0, T, T, b, T, 1, ws.packedB.data());
+}
+
 // Rows of dK = dSᵀ Q.
 void PointJob::backward_k_rows(int s, int r0, int r1) {
   Workspace& ws = *ws_;
@@ -133,10 +171,16 @@ void PointJob::backward_k_rows(int s, int r0, int r1) {
   const bool norm = c.qkNorm != QkNorm::none;
   const std::size_t n = static_cast<std::size_t>(r1 - r0) * d;
   ws.rowsA.resize(n);
-  ws.panel.resize(panel::multiply_rows_panel_floats(d, T));
   const float* dsT = ws.z.data() + static_cast<long>(r0) * T;
-  panel::multiply_rows(r1 - r0, d, T, dsT, T, norm ? ws.qn.data() : ws.q.data(), norm ? d : ws.cols,
-                       1, ws.rowsA.data(), d, ws.panel.data());
+  if (packs_kq()) {
+    panel::multiply_rows_packed(r1 - r0, d, T, dsT, T,
+                                ws.packedB.data() + panel::packed_rows_floats(d, T), d,
+                                ws.rowsA.data(), d);
+  } else {
+    ws.panel.resize(panel::multiply_rows_panel_floats(d, T));
+    panel::multiply_rows(r1 - r0, d, T, dsT, T, norm ? ws.qn.data() : ws.q.data(),
+                         norm ? d : ws.cols, 1, ws.rowsA.data(), d, ws.panel.data());
+  }
   if (norm)
     for (int i = r0; i < r1; ++i)
       normalize_row_backward(c.qkNorm, ws.kn.data() + static_cast<long>(i) * d, ws.kInv[i], d,
@@ -152,10 +196,15 @@ void PointJob::gram_q_rows(int r0, int r1) {
   Workspace& ws = *ws_;
   const int T = ws.seqLen, rows = r1 - r0;
   ws.rowsA.resize(static_cast<std::size_t>(rows) * r1);
-  ws.panel.resize(panel::multiply_rows_panel_floats(r1, T));
   const float* dsT = ws.z.data() + static_cast<long>(r0) * T;
-  panel::multiply_rows(rows, r1, T, dsT, T, ws.ds.data(), T, 1, ws.rowsA.data(), r1,
-                       ws.panel.data(), sparse_ds(), r0);
+  if (packs_ds()) {
+    panel::multiply_rows_packed(rows, r1, T, dsT, T, ws.packedB.data(), T, ws.rowsA.data(), r1,
+                                sparse_ds(), r0);
+  } else {
+    ws.panel.resize(panel::multiply_rows_panel_floats(r1, T));
+    panel::multiply_rows(rows, r1, T, dsT, T, ws.ds.data(), T, 1, ws.rowsA.data(), r1,
+                         ws.panel.data(), sparse_ds(), r0);
+  }
   state_.dqSquares += lower_inner(ws.gramK.data(), T, ws.rowsA.data(), r0, r1);
 }
 
@@ -164,10 +213,16 @@ void PointJob::gram_k_rows(int r0, int r1) {
   Workspace& ws = *ws_;
   const int T = ws.seqLen, rows = r1 - r0;
   ws.rowsA.resize(static_cast<std::size_t>(rows) * r1);
-  ws.panel.resize(panel::multiply_rows_panel_floats(r1, T));
-  // B = dSᵀ, read from its rows (z) so that packing copies rows instead of transposing.
-  panel::multiply_rows(rows, r1, T, ws.ds.data() + static_cast<long>(r0) * T, T, ws.z.data(), T, 1,
-                       ws.rowsA.data(), r1, ws.panel.data(), sparse_ds(), r0);
+  const float* ds = ws.ds.data() + static_cast<long>(r0) * T;
+  if (packs_ds()) {
+    panel::multiply_rows_packed(rows, r1, T, ds, T, ws.packedB.data(), T, ws.rowsA.data(), r1,
+                                sparse_ds(), r0);
+  } else {
+    ws.panel.resize(panel::multiply_rows_panel_floats(r1, T));
+    // B = dSᵀ, read from its rows (z) so that packing copies rows instead of transposing.
+    panel::multiply_rows(rows, r1, T, ds, T, ws.z.data(), T, 1, ws.rowsA.data(), r1,
+                         ws.panel.data(), sparse_ds(), r0);
+  }
   state_.dkSquares += lower_inner(ws.gramQ.data(), T, ws.rowsA.data(), r0, r1);
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "gemm/panel_gemm.hpp"
 #include "simd/batch.hpp"
 
 namespace attnscale {
@@ -12,8 +13,7 @@ namespace attnscale {
 namespace {
 
 // Work per step, ~2–3 ms in either wasm build (SIMD 20–40 GFLOP/s on GEMMs, scalar ~3): the bound
-// on how far one advance() can overshoot its budget. Smaller steps pay more for re-packing B panels
-// (multiply_rows packs per step).
+// on how far one advance() can overshoot its budget.
 constexpr double kStepFlops = simd::kHasSimd ? 6e7 : 1e7;
 
 }  // namespace
@@ -93,13 +93,25 @@ void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, b
         add_rows(Phase::products, (ws.gram ? 4 : 2) * T * (c1 - c0),
                  [this, c0, c1](int r0, int r1) { gradient_product_rows(c0, c1, r0, r1); });
       }
+    // The products' B is packed once, one k-block per step (panel::multiply_rows_packed): dS and
+    // dSᵀ per scaling (while Q and K are at most T × T), K and Q once for every scaling when they
+    // fit in T × T floats. The product steps are 1.5× smaller than the usual work, as when each
+    // packed its B anew: each step's sum of squares is added to the total, so the rows a step
+    // covers are part of the result's bits.
+    const int kBlocks = (ws.seqLen + panel::kRowsBlock - 1) / panel::kRowsBlock;
     if (uses_gram(ws.seqLen, dk, norm)) {
       add_rows(Phase::backward, 60 * T, [this, s](int r0, int r1) { ds_rows(s, r0, r1); });
       add_rows(Phase::backward, 30 * T, [this](int r0, int r1) { transpose_ds_rows(r0, r1); });
-      // (Steps of multiply_rows are 1.5× the usual work: each packs its B panels anew.)
+      for (int b = 0; packs_ds() && b < kBlocks; ++b)
+        add(Phase::backward, [this, b] { pack_ds_block(ws_->ds.data(), b * panel::kRowsBlock); });
       add_rows(Phase::backward, T * T / 1.5, [this](int r0, int r1) { gram_q_rows(r0, r1); });
+      for (int b = 0; packs_ds() && b < kBlocks; ++b)
+        add(Phase::backward, [this, b] { pack_ds_block(ws_->z.data(), b * panel::kRowsBlock); });
       add_rows(Phase::backward, T * T / 1.5, [this](int r0, int r1) { gram_k_rows(r0, r1); });
     } else {
+      if (s == 0 && packs_kq())
+        for (int b = 0; b < kBlocks; ++b)
+          add(Phase::backward, [this, b] { pack_kq_block(b * panel::kRowsBlock); });
       add_rows(Phase::backward, (2 * T * d + 4 * T) / 1.5, [this, s](int r0, int r1) {
         ds_rows(s, r0, r1);
         backward_q_rows(s, r0, r1);

@@ -106,6 +106,10 @@ class PointJob {
   void ds_rows(int s, int r0, int r1);
   void backward_q_rows(int s, int r0, int r1);
   bool sparse_ds() const;
+  bool packs_kq() const;
+  bool packs_ds() const;
+  void pack_kq_block(int k0);
+  void pack_ds_block(const float* b, int k0);
   void transpose_ds_rows(int r0, int r1);
   void backward_k_rows(int s, int r0, int r1);
   void gram_q_rows(int r0, int r1);

@@ -198,6 +198,33 @@ TEST(SweepKernels, MultiplyRowsSkippingZerosEqualsPlainLoop) {
   }
 }
 
+// multiply_rows_packed against multiply_rows: B packed once, k-block by k-block, for packedN >= N
+// columns (the first N of which are B), then the first N columns computed; every variant of
+// multiply_rows gives the same bits.
+TEST(SweepKernels, MultiplyRowsPackedEqualsMultiplyRows) {
+  for (auto [M, N, K, extra] :
+       {std::tuple{1, 1, 1, 0}, {7, 5, 3, 4}, {33, 40, 300, 0}, {18, 16, 513, 9}}) {
+    const int packedN = N + extra;
+    auto A = random_matrix(M, K, 6), B = random_matrix(K, packedN, 7);
+    for (std::size_t i = 0; i < A.size(); ++i)
+      if (i % 5 == 1) A[i] = 0.0f;
+    std::vector<float> panels(panel::multiply_rows_panel_floats(N, K));
+    std::vector<float> packed(panel::packed_rows_floats(packedN, K));
+    for (int k0 = 0; k0 < K; k0 += panel::kRowsBlock)
+      panel::pack_rows_block(k0, packedN, K, B.data(), packedN, 1, packed.data());
+    for (bool skip : {false, true})
+      for (int row0 : {-1, 0, 9}) {
+        std::vector<float> want(static_cast<std::size_t>(M) * N, 7.0f), got(want);
+        panel::multiply_rows(M, N, K, A.data(), K, B.data(), packedN, 1, want.data(), N,
+                             panels.data(), skip, row0);
+        panel::multiply_rows_packed(M, N, K, A.data(), K, packed.data(), packedN, got.data(), N,
+                                    skip, row0);
+        EXPECT_TRUE(same_floats(got, want)) << M << "x" << N << "x" << K << " packed for "
+                                            << packedN << " skip " << skip << " row0 " << row0;
+      }
+  }
+}
+
 // Unscaled logits at d_k >> T: most weights are exactly 0, so the Gram products skip dS's zeros.
 TEST(SweepScales, SaturatedSoftmaxEqualsRunBitForBit) {
   Config c = base(24);
