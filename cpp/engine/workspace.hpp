@@ -4,8 +4,8 @@
 // Peak size at T = 2048, d_k = 4096: Q and K (T × d_k, 32 MiB each) plus five T × T matrices
 // (16 MiB each), and the two Gram matrices when d_k >= T; V and G are never stored whole (sampled a
 // column block at a time; a run split at T·d_k <= 2^21 keeps every block of Vᵀ packed), and dQ, dK,
-// O only a row block at a time. The backward's packed B (at most T × T) is there only below that
-// peak: while Q and K are at most T × T each.
+// O only a row block at a time. The backward's packed B takes no memory at that peak: dS and dSᵀ
+// are packed into Q's buffer (d_k >= T), K and Q into packedB only while 2·T·d_k <= T².
 #pragma once
 
 #include <cstddef>
@@ -70,7 +70,7 @@ struct Workspace {
   std::vector<float> panel;                  // packed B panels of one k-block (multiply_rows)
   int vCols = 0;                             // V sampled whole (seqLen × vCols), only when the
   std::vector<float> v, scratch;             // output must be computed (online softmax)
-  // The backward's B packed whole: K and Q (d_k < T), or dS, then dSᵀ (d_k = T).
+  // The backward's B packed whole: K and Q (d_k < T), or dS, then dSᵀ (when Q's buffer is short).
   RawFloats packedB;
   // QK-norm: q̂, k̂ (seqLen × d_k, rounded), their rows' 1/√(… + ε), q̂k̂ᵀ (T × T, fp32),
   // and one row of logit slopes for the backward of the length scale and soft-cap.

@@ -150,17 +150,23 @@ void PointJob::pack_kq_block(int k0) {
                          ws.packedB.data() + half);
 }
 
-// Whether dS and dSᵀ are packed whole for the Gram products: only when Q and K are at most T × T
-// each, so that the extra T × T floats stay below the workspace at d_k = 2T (the peak).
-bool PointJob::packs_ds() const { return ws_->cols <= ws_->seqLen; }
+// Where dS and dSᵀ are packed whole for the Gram products, one after the other: in Q's buffer
+// (T × cols floats, cols >= T), which nothing reads once the products are done (‖dQ‖² takes KKᵀ,
+// not K or Q, and a later point writes the columns it reads); when T × T leaves no room for the
+// panels' padding, in packedB.
+float* PointJob::ds_packed() {
+  Workspace& ws = *ws_;
+  const std::size_t n = panel::packed_rows_floats(ws.seqLen, ws.seqLen);
+  if (ws.q.capacity() >= n) return ws.q.data();
+  ws.packedB.ensure(n);
+  return ws.packedB.data();
+}
 
 // K-block k0 of a T × T B (dS for dSᵀdS, dSᵀ from its rows in z for dS dSᵀ), packed: a copy of
 // rows, no transpose.
 void PointJob::pack_ds_block(const float* b, int k0) {
-  Workspace& ws = *ws_;
-  const int T = ws.seqLen;
-  ws.packedB.ensure(panel::packed_rows_floats(T, T));
-  panel::pack_rows_block(k0, T, T, b, T, 1, ws.packedB.data());
+  const int T = ws_->seqLen;
+  panel::pack_rows_block(k0, T, T, b, T, 1, ds_packed());
 }
 
 // Rows of dK = dSᵀ Q.
@@ -197,14 +203,8 @@ void PointJob::gram_q_rows(int r0, int r1) {
   const int T = ws.seqLen, rows = r1 - r0;
   ws.rowsA.resize(static_cast<std::size_t>(rows) * r1);
   const float* dsT = ws.z.data() + static_cast<long>(r0) * T;
-  if (packs_ds()) {
-    panel::multiply_rows_packed(rows, r1, T, dsT, T, ws.packedB.data(), T, ws.rowsA.data(), r1,
-                                sparse_ds(), r0);
-  } else {
-    ws.panel.resize(panel::multiply_rows_panel_floats(r1, T));
-    panel::multiply_rows(rows, r1, T, dsT, T, ws.ds.data(), T, 1, ws.rowsA.data(), r1,
-                         ws.panel.data(), sparse_ds(), r0);
-  }
+  panel::multiply_rows_packed(rows, r1, T, dsT, T, ds_packed(), T, ws.rowsA.data(), r1, sparse_ds(),
+                              r0);
   state_.dqSquares += lower_inner(ws.gramK.data(), T, ws.rowsA.data(), r0, r1);
 }
 
@@ -213,16 +213,8 @@ void PointJob::gram_k_rows(int r0, int r1) {
   Workspace& ws = *ws_;
   const int T = ws.seqLen, rows = r1 - r0;
   ws.rowsA.resize(static_cast<std::size_t>(rows) * r1);
-  const float* ds = ws.ds.data() + static_cast<long>(r0) * T;
-  if (packs_ds()) {
-    panel::multiply_rows_packed(rows, r1, T, ds, T, ws.packedB.data(), T, ws.rowsA.data(), r1,
-                                sparse_ds(), r0);
-  } else {
-    ws.panel.resize(panel::multiply_rows_panel_floats(r1, T));
-    // B = dSᵀ, read from its rows (z) so that packing copies rows instead of transposing.
-    panel::multiply_rows(rows, r1, T, ds, T, ws.z.data(), T, 1, ws.rowsA.data(), r1,
-                         ws.panel.data(), sparse_ds(), r0);
-  }
+  panel::multiply_rows_packed(rows, r1, T, ws.ds.data() + static_cast<long>(r0) * T, T, ds_packed(),
+                              T, ws.rowsA.data(), r1, sparse_ds(), r0);
   state_.dkSquares += lower_inner(ws.gramQ.data(), T, ws.rowsA.data(), r0, r1);
 }
 

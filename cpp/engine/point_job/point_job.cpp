@@ -94,7 +94,7 @@ void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, b
                  [this, c0, c1](int r0, int r1) { gradient_product_rows(c0, c1, r0, r1); });
       }
     // The products' B is packed once, one k-block per step (panel::multiply_rows_packed): dS and
-    // dSᵀ per scaling (while Q and K are at most T × T), K and Q once for every scaling when they
+    // dSᵀ per scaling, K and Q once for every scaling when they
     // fit in T × T floats. The product steps are 1.5× smaller than the usual work, as when each
     // packed its B anew: each step's sum of squares is added to the total, so the rows a step
     // covers are part of the result's bits.
@@ -102,10 +102,10 @@ void PointJob::plan(Workspace& ws, const std::vector<Config>& configs, int dk, b
     if (uses_gram(ws.seqLen, dk, norm)) {
       add_rows(Phase::backward, 60 * T, [this, s](int r0, int r1) { ds_rows(s, r0, r1); });
       add_rows(Phase::backward, 30 * T, [this](int r0, int r1) { transpose_ds_rows(r0, r1); });
-      for (int b = 0; packs_ds() && b < kBlocks; ++b)
+      for (int b = 0; b < kBlocks; ++b)
         add(Phase::backward, [this, b] { pack_ds_block(ws_->ds.data(), b * panel::kRowsBlock); });
       add_rows(Phase::backward, T * T / 1.5, [this](int r0, int r1) { gram_q_rows(r0, r1); });
-      for (int b = 0; packs_ds() && b < kBlocks; ++b)
+      for (int b = 0; b < kBlocks; ++b)
         add(Phase::backward, [this, b] { pack_ds_block(ws_->z.data(), b * panel::kRowsBlock); });
       add_rows(Phase::backward, T * T / 1.5, [this](int r0, int r1) { gram_k_rows(r0, r1); });
     } else {

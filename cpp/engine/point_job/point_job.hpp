@@ -107,7 +107,7 @@ class PointJob {
   void backward_q_rows(int s, int r0, int r1);
   bool sparse_ds() const;
   bool packs_kq() const;
-  bool packs_ds() const;
+  float* ds_packed();
   void pack_kq_block(int k0);
   void pack_ds_block(const float* b, int k0);
   void transpose_ds_rows(int r0, int r1);
