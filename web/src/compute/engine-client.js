@@ -217,7 +217,12 @@ function computeSession(id, handlers, { fg, pool, hasBackground, forget }) {
       const sentAt = now();
       const slots = sweepSlots();
       dispatch = createSweepDispatch({
-        tasks: sweepTasks(dks, { slots, estimateRows: estimateRowsFor(cfg.seqLen) }),
+        tasks: sweepTasks(dks, {
+          slots,
+          estimateRows: estimateRowsFor(cfg.seqLen),
+          seqLen: cfg.seqLen,
+          scalings: scales.length,
+        }),
         slots,
         send: (slot, task, index) =>
           postSweep(slot, {

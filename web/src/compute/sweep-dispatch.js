@@ -4,12 +4,11 @@
 // Worker, which serves the page's runs before any sweep slice, simply takes fewer tasks while the
 // reader drags a slider.
 //
-// Cost model, per point at large T: the GEMMs (∝ d_k) plus the softmax and statistics (∝ T², at
-// T = 2048 about the cost of d_k ≈ 64 worth of GEMM). The cheap small-d_k points go together in
-// runs of consecutive d_k, one task each, so that a Worker is not left waiting for its next task
-// on the page's thread (busy drawing during a cold load) after every few milliseconds of work; one
-// job over consecutive d_k also extends its products instead of starting over. A short sweep (no
-// estimate) is one task per Worker (groupDks).
+// A task is a run of consecutive d_k computed by one job, which extends its products QKᵀ, GVᵀ (and
+// the Gram matrices) from one point to the next instead of starting over: a task's cost is its
+// products to its largest d_k plus each point's own work (jobCost). The runs are chosen so that
+// the queue ends soonest on `slots` Workers (every split of the sorted d_k into runs is tried). A
+// short sweep (no estimate) is one task per Worker (groupDks).
 //
 // At large T every d_k is first estimated from ESTIMATE_ROWS query rows (engine.sweepEstimateJob),
 // and those tasks come before any exact one: the whole curve is drawn early, then replaced point
@@ -18,9 +17,20 @@
 export const ESTIMATE_ROWS = 128;
 // Below this T the exact sweep is short (under a second) and an estimate would only add to it.
 export const ESTIMATE_FROM_SEQ_LEN = 512;
-const POINT_COST_DK = 64;
-// A run of small points costs at most this share of the whole sweep's cost per Worker.
-const RUN_SHARE = 1 / 4;
+// Each scaling's softmax with its row statistics and the rest of a point's element-wise work, in
+// the unit of jobCost (the work of one column of the products, 4·T² flops, also ∝ T²).
+const POINT_OVERHEAD = 120;
+// The backward's products (dS K and dSᵀ Q, 4·T²·d_k flops) run about 1.5× slower per flop than
+// the forward's in the wasm builds.
+const DIRECT_BACKWARD = 1.5;
+// What a task costs beyond its work: its job's start, and the trip of its request and of its answer
+// through the page's thread, which may be busy drawing.
+const TASK_OVERHEAD = 150;
+// Splits are tried exhaustively up to this many d_k (2^(n−1) splits); beyond, each d_k alone.
+const MAX_SPLIT_SEARCH = 16;
+// Two splits whose queues end within this share of each other count as equal; the one with less
+// work in all wins (it leaves more of the cores to the page).
+const MAKESPAN_TOLERANCE = 0.01;
 
 /** The sampled rows of a sweep at this T: ESTIMATE_ROWS from ESTIMATE_FROM_SEQ_LEN on, else 0 (exact only). */
 export function estimateRowsFor(seqLen) {
@@ -28,13 +38,41 @@ export function estimateRowsFor(seqLen) {
 }
 
 /**
- * The d_k of one sweep as tasks for `slots` Workers: ascending lists, the costliest first. A
- * `short` sweep (small T, where sampling the inputs weighs as much as the products and one job
- * over consecutive d_k samples each column once) is one task per Worker: the slots − 1 largest
- * d_k alone, every smaller one in the last task.
+ * The cost of one exact job over the ascending d_k `dks` at sequence length `seqLen`, in units of
+ * one column of the products (4·T² flops): QKᵀ and GVᵀ to the largest d_k, with the Gram
+ * matrices' lower triangles (1.5× the columns) when it reaches T; then per point and scaling the
+ * backward (4·T²·d_k flops, or 2·T³ in the Gram form from d_k >= T) and the softmax's share;
+ * and the task's own overhead.
+ * Fitted to the CPU time of the page's tasks at T = 2048 (docs/performance.md).
  */
-export function groupDks(dks, slots = 1, { short = false } = {}) {
-  const cost = (list) => list.reduce((a, dk) => a + dk + POINT_COST_DK, 0);
+export function jobCost(dks, { seqLen = 2048, scalings = 3 } = {}) {
+  const T = Math.max(1, Number(seqLen) || 1);
+  const top = dks[dks.length - 1] ?? 0;
+  const products = top >= T ? 1.5 * top : top;
+  const backward = (dk) => (dk >= T ? T / 2 : DIRECT_BACKWARD * dk);
+  const points = dks.reduce((a, dk) => a + backward(dk) + POINT_OVERHEAD, 0);
+  return TASK_OVERHEAD + products + scalings * points;
+}
+
+/** When the last of `costs`, taken costliest first by whichever of `slots` Workers is free, ends. */
+function makespan(costs, slots) {
+  const free = new Array(Math.max(1, slots)).fill(0);
+  for (const c of [...costs].sort((a, b) => b - a)) {
+    let i = 0;
+    for (let s = 1; s < free.length; s++) if (free[s] < free[i]) i = s;
+    free[i] += c;
+  }
+  return Math.max(...free);
+}
+
+/**
+ * The d_k of one sweep as tasks for `slots` Workers: ascending runs of consecutive d_k, the
+ * costliest first. A `short` sweep (small T, where sampling the inputs weighs as much as the
+ * products and one job over consecutive d_k samples each column once) is one task per Worker: the
+ * slots − 1 largest d_k alone, every smaller one in the last task. Otherwise the split whose queue
+ * ends soonest by jobCost.
+ */
+export function groupDks(dks, slots = 1, { short = false, seqLen = 2048, scalings = 3 } = {}) {
   const asc = [...new Set(dks)].sort((a, b) => a - b);
   if (short) {
     const alone = Math.min(Math.max(0, slots - 1), asc.length - 1);
@@ -47,19 +85,33 @@ export function groupDks(dks, slots = 1, { short = false } = {}) {
       ...(rest.length ? [rest] : []),
     ];
   }
-  const limit = (cost(asc) / Math.max(1, slots)) * RUN_SHARE;
-  const groups = [];
-  for (const dk of asc) {
-    const last = groups[groups.length - 1];
-    if (last && cost([...last, dk]) <= limit) last.push(dk);
-    else groups.push([dk]);
+  if (!asc.length) return [];
+  const cost = (g) => jobCost(g, { seqLen, scalings });
+  const byCost = (groups) => groups.sort((a, b) => cost(b) - cost(a));
+  if (asc.length > MAX_SPLIT_SEARCH) return byCost(asc.map((dk) => [dk]));
+  let best = null;
+  // Bit i of `cuts` set: a new run starts after asc[i].
+  for (let cuts = 0; cuts < 2 ** Math.max(0, asc.length - 1); cuts++) {
+    const groups = [[]];
+    asc.forEach((dk, i) => {
+      groups[groups.length - 1].push(dk);
+      if (i < asc.length - 1 && cuts & (1 << i)) groups.push([]);
+    });
+    const costs = groups.map(cost);
+    const end = makespan(costs, slots);
+    const total = costs.reduce((a, c) => a + c, 0);
+    const better =
+      !best ||
+      end < best.end * (1 - MAKESPAN_TOLERANCE) ||
+      (end <= best.end * (1 + MAKESPAN_TOLERANCE) && total < best.total);
+    if (better) best = { groups, end: Math.min(end, best?.end ?? end), total };
   }
-  return groups.sort((a, b) => cost(b) - cost(a));
+  return byCost(best.groups);
 }
 
 /** The tasks of one sweep, in the order they are taken: [{ dks, estimateRows }]. */
-export function sweepTasks(dks, { slots = 1, estimateRows = 0 } = {}) {
-  const groups = groupDks(dks, slots, { short: !estimateRows });
+export function sweepTasks(dks, { slots = 1, estimateRows = 0, seqLen = 2048, scalings = 3 } = {}) {
+  const groups = groupDks(dks, slots, { short: !estimateRows, seqLen, scalings });
   const exact = groups.map((g) => ({ dks: g, estimateRows: 0 }));
   return estimateRows ? [...groups.map((g) => ({ dks: g, estimateRows })), ...exact] : exact;
 }
