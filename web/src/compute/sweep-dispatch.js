@@ -54,10 +54,10 @@ export function jobCost(dks, { seqLen = 2048, scalings = 3 } = {}) {
   return TASK_OVERHEAD + products + scalings * points;
 }
 
-/** When the last of `costs`, taken costliest first by whichever of `slots` Workers is free, ends. */
+/** When the last of `costs` (sorted in place), taken costliest first by whichever of `slots` Workers is free, ends. */
 function makespan(costs, slots) {
   const free = new Array(Math.max(1, slots)).fill(0);
-  for (const c of [...costs].sort((a, b) => b - a)) {
+  for (const c of costs.sort((a, b) => b - a)) {
     let i = 0;
     for (let s = 1; s < free.length; s++) if (free[s] < free[i]) i = s;
     free[i] += c;
@@ -86,27 +86,54 @@ export function groupDks(dks, slots = 1, { short = false, seqLen = 2048, scaling
     ];
   }
   if (!asc.length) return [];
-  const cost = (g) => jobCost(g, { seqLen, scalings });
+  const key = [slots, seqLen, scalings, ...asc].join();
+  if (!bestSplits.has(key)) {
+    if (bestSplits.size >= SPLIT_CACHE_SIZE) bestSplits.clear();
+    bestSplits.set(
+      key,
+      bestSplit(asc, slots, (g) => jobCost(g, { seqLen, scalings })),
+    );
+  }
+  return bestSplits.get(key).map((g) => [...g]);
+}
+
+// The split of each recent sweep shape: it is a pure function of the shape, and the search takes
+// milliseconds of the page's thread.
+const SPLIT_CACHE_SIZE = 32;
+const bestSplits = new Map();
+
+/** The runs of `asc` whose queue ends soonest on `slots` Workers by `cost`, the costliest first. */
+function bestSplit(asc, slots, cost) {
+  const n = asc.length;
   const byCost = (groups) => groups.sort((a, b) => cost(b) - cost(a));
-  if (asc.length > MAX_SPLIT_SEARCH) return byCost(asc.map((dk) => [dk]));
+  if (n > MAX_SPLIT_SEARCH) return byCost(asc.map((dk) => [dk]));
+  // runCost[i][j]: the cost of the run asc[i … j].
+  const runCost = asc.map((_, i) => asc.map((__, j) => (j >= i ? cost(asc.slice(i, j + 1)) : 0)));
   let best = null;
+  const costs = [];
   // Bit i of `cuts` set: a new run starts after asc[i].
-  for (let cuts = 0; cuts < 2 ** Math.max(0, asc.length - 1); cuts++) {
-    const groups = [[]];
-    asc.forEach((dk, i) => {
-      groups[groups.length - 1].push(dk);
-      if (i < asc.length - 1 && cuts & (1 << i)) groups.push([]);
-    });
-    const costs = groups.map(cost);
+  for (let cuts = 0; cuts < 2 ** (n - 1); cuts++) {
+    costs.length = 0;
+    let total = 0;
+    for (let i = 0, start = 0; i < n; i++)
+      if (i === n - 1 || cuts & (1 << i)) {
+        costs.push(runCost[start][i]);
+        total += runCost[start][i];
+        start = i + 1;
+      }
     const end = makespan(costs, slots);
-    const total = costs.reduce((a, c) => a + c, 0);
     const better =
       !best ||
       end < best.end * (1 - MAKESPAN_TOLERANCE) ||
       (end <= best.end * (1 + MAKESPAN_TOLERANCE) && total < best.total);
-    if (better) best = { groups, end: Math.min(end, best?.end ?? end), total };
+    if (better) best = { cuts, end: Math.min(end, best?.end ?? end), total };
   }
-  return byCost(best.groups);
+  const groups = [[]];
+  asc.forEach((dk, i) => {
+    groups[groups.length - 1].push(dk);
+    if (i < n - 1 && best.cuts & (1 << i)) groups.push([]);
+  });
+  return byCost(groups);
 }
 
 /** The tasks of one sweep, in the order they are taken: [{ dks, estimateRows }]. */
