@@ -41,19 +41,21 @@ test('tasks: runs of consecutive d_k, the costliest first, every d_k once; every
         // a group is a run of consecutive d_k of the sweep
         assert.equal(DKS.indexOf(g[g.length - 1]) - DKS.indexOf(g[0]), g.length - 1);
       }
+      assert.ok(groups.length >= Math.min(slots, DKS.length), `${at}: a run for every Worker`);
       const costs = groups.map((g) => jobCost(g, { seqLen }));
       assert.deepEqual(
         costs,
         [...costs].sort((a, b) => b - a),
         `${at}: the costliest first`,
       );
-      // No other split ends sooner: each d_k alone, the old split's neighbours, or one job.
+      // No other split with a run per Worker ends sooner: each d_k alone, the old split's
+      // neighbours, or one job.
       const end = queueEnd(groups, slots, seqLen);
       for (const other of [
         DKS.map((dk) => [dk]),
         [DKS],
         [DKS.slice(0, 9), ...DKS.slice(9).map((dk) => [dk])],
-      ])
+      ].filter((other) => other.length >= Math.min(slots, DKS.length)))
         assert.ok(end <= queueEnd(other, slots, seqLen) * 1.01, `${at}: ${JSON.stringify(other)}`);
     }
   assert.deepEqual(groupDks(DKS, 1, { seqLen: 2048 }), [DKS], 'one Worker: one job extends every product');
