@@ -102,13 +102,6 @@ export function groupDks(dks, slots = 1, { short = false, seqLen = 2048, scaling
 const SPLIT_CACHE_SIZE = 32;
 const bestSplits = new Map();
 
-/** How many runs a split has: one more than its cuts. */
-function runCount(cuts) {
-  let count = 1;
-  for (let c = cuts; c; c &= c - 1) count += 1;
-  return count;
-}
-
 /**
  * The runs of `asc` whose queue ends soonest on `slots` Workers by `cost`, the costliest first;
  * at least one run per Worker, so that each starts on an estimate (their tasks are the same runs)
@@ -124,7 +117,6 @@ function bestSplit(asc, slots, cost) {
   const costs = [];
   // Bit i of `cuts` set: a new run starts after asc[i].
   for (let cuts = 0; cuts < 2 ** (n - 1); cuts++) {
-    if (runCount(cuts) < Math.min(slots, n)) continue;
     costs.length = 0;
     let total = 0;
     for (let i = 0, start = 0; i < n; i++)
@@ -133,6 +125,7 @@ function bestSplit(asc, slots, cost) {
         total += runCost[start][i];
         start = i + 1;
       }
+    if (costs.length < Math.min(slots, n)) continue;
     const end = makespan(costs, slots);
     const better =
       !best ||
