@@ -20,7 +20,8 @@
 //                     or exact), every sweep chart exact, and every panel complete
 //                     (build-scripts/lib/measure/sweep-loads.mjs); with --before DIR, the same loads of that
 //                     build interleaved with this one's (budgets at T = 2048: drawn ≤ 1.5 s, exact
-//                     ≤ 6 s; at T = 256, exact ≤ 600 ms)
+//                     ≤ 6 s; at T = 256, exact ≤ 600 ms); --loadRuns N loads of each (default: --runs,
+//                     at most 3, as a T = 2048 load takes 10 s or more)
 // Budgets of a cold load: firstChartMs ≤ 1000, transferGzipBytes ≤ 300 KB.
 // --phone: a 360 × 760 touch screen with the CPU throttled 4× (Lighthouse's phone setting; the
 // throttle slows the page's main thread, not its Workers) instead of the desktop sections:
@@ -29,7 +30,7 @@
 //   phoneDockDkMs     the dock's d_k slider input → the frame showing the new forward readouts,
 //                     T = 256 (budget: median ≤ 100 ms)
 //   node build-scripts/measure-budgets.mjs [--runs 5] [--dist DIR] [--only a,b] [--query '&sweepWorkers=2']
-//     [--phone] [--before DIR]
+//     [--phone] [--before DIR] [--loadRuns N]
 //   --only: any of first, sweeps, slider, during, loads (default: all)
 import { startServer } from '../tests/e2e/support/serve-dist.js';
 import { launchBrowser } from '../tests/e2e/support/browser.js';
@@ -352,7 +353,7 @@ try {
         await measureSweepLoads({
           builds: { current: server.url, ...(before ? { before: before.url } : {}) },
           seqLens: [256, 2048],
-          runs: Math.max(1, Math.min(runs, 3)),
+          runs: Number(arg('--loadRuns', 0)) || Math.max(1, Math.min(runs, 3)),
           query: extraQuery,
         }),
       );
