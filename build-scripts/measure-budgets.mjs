@@ -43,6 +43,7 @@ const arg = (name, fallback) => {
   return i > 0 ? process.argv[i + 1] : fallback;
 };
 const runs = Number(arg('--runs', 5)) || 5;
+const loadRuns = Number(arg('--loadRuns', 0)) || Math.max(1, Math.min(runs, 3));
 const phone = process.argv.includes('--phone');
 const only = new Set(phone ? [] : arg('--only', 'first,sweeps,slider,during,loads').split(','));
 const extraQuery = arg('--query', '');
@@ -353,7 +354,7 @@ try {
         await measureSweepLoads({
           builds: { current: server.url, ...(before ? { before: before.url } : {}) },
           seqLens: [256, 2048],
-          runs: Number(arg('--loadRuns', 0)) || Math.max(1, Math.min(runs, 3)),
+          runs: loadRuns,
           query: extraQuery,
         }),
       );
