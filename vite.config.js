@@ -12,6 +12,7 @@ import {
   offlineAfterFolderBuild,
 } from './build-scripts/lib/vite-offline.js';
 import { componentChunks } from './build-scripts/lib/component-chunks.js';
+import { linkPreview } from './build-scripts/lib/link-preview.js';
 import { fileURLToPath } from 'node:url';
 import katex from 'katex';
 import { readFileSync } from 'node:fs';
@@ -105,10 +106,12 @@ const folderBuild = {
   root: here('./web'),
   base: './',
   // Copied into dist/ as they are: the trained sample (samples/trained-sample.safetensors), which
-  // build-scripts/lib/make-trained-sample.mjs writes there before this build.
+  // build-scripts/lib/make-trained-sample.mjs writes there before this build, and the link-preview
+  // card (preview-card.png, build-scripts/lib/link-preview.js).
   publicDir: here('./web/public'),
   plugins: [
     ...plugins,
+    linkPreview(),
     component.plugin,
     offlineAfterFolderBuild({
       configFile: here('./vite.config.js'),
@@ -166,6 +169,7 @@ const offlineBuild = {
   publicDir: false,
   plugins: [
     ...plugins,
+    linkPreview({ offline: true }),
     ...offlineEnginePlugins(),
     ...offlinePagePlugins(),
     viteSingleFile({ removeViteModuleLoader: true }),

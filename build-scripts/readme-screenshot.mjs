@@ -3,11 +3,17 @@
 // once the first chapter's charts are drawn. Needs a built dist/ (`npm run build`).
 //
 //   node build-scripts/readme-screenshot.mjs [--out docs/images/page.png] [--query 'dk=128'] [--dist dist]
+//   node build-scripts/readme-screenshot.mjs --card [--out web/public/preview-card.png] [--query …]
 //
 // The picture is the page's first idea at d_k = 128: the settings with the d_k slider, the variance
 // argument, and the logit-spread chart where the raw q·k (σ ≈ 11.3) lies wide under the scaled
 // logits (σ ≈ 1). It stays under the README's 250 KB: CSS pixels at a device scale factor of 1, one
 // clip from the settings to the bottom of that chart, PNG.
+//
+// --card writes the link-preview image instead (og:image, twitter:image; the build copies it from
+// web/public/ to dist/): exactly 1200 × 630 px of the same chart, its title and its plot, drawn at
+// the device scale factor that makes the panel fill the card's width, so that its text stays
+// legible when a feed shows the card small.
 import { stat, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,7 +24,8 @@ import { CHROMIUM, CHROMIUM_ARGS } from '../tests/e2e/support/browser.js';
 
 const { values: opts } = parseArgs({
   options: {
-    out: { type: 'string', default: join(repoRoot, 'docs', 'images', 'page.png') },
+    card: { type: 'boolean', default: false },
+    out: { type: 'string' },
     query: { type: 'string', default: 'dk=128' },
     dist: { type: 'string', default: join(repoRoot, 'dist') },
     width: { type: 'string', default: '1200' },
@@ -27,25 +34,25 @@ const { values: opts } = parseArgs({
 });
 const MAX_BYTES = 250 * 1024;
 const PANEL = 'spread';
-await stat(join(opts.dist, 'index.html')).catch(() => {
-  console.error(`${opts.dist} has no index.html: run \`npm run build\` first`);
-  process.exit(1);
-});
-const server = await startServer({ root: opts.dist });
-const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-try {
-  const width = Number(opts.width),
-    height = Number(opts.height);
+const CARD = { width: 1200, height: 630, margin: 12 };
+const out =
+  opts.out ??
+  (opts.card
+    ? join(repoRoot, 'web', 'public', 'preview-card.png')
+    : join(repoRoot, 'docs', 'images', 'page.png'));
+
+/** A page of dist/ at `scale` device pixels per CSS pixel, once the pictured panel has drawn the query. */
+async function openDrawn(browser, url, { width, height, scale }) {
   const context = await browser.newContext({
     viewport: { width, height },
-    deviceScaleFactor: 1,
+    deviceScaleFactor: scale,
     colorScheme: 'light',
     reducedMotion: 'reduce',
   });
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${server.url}?${opts.query}`);
+  await page.goto(`${url}?${opts.query}`);
   await page.waitForFunction(() => document.getElementById('app')?.dataset.state === 'ready', null, {
     timeout: 120000,
   });
@@ -76,7 +83,19 @@ try {
       }),
   );
   if (errors.length) throw new Error(`the page reported errors: ${errors.join('; ')}`);
-  const clip = await page.evaluate((name) => {
+  return { context, page };
+}
+
+/** The panel's box in page coordinates (CSS pixels). */
+const panelBox = (page) =>
+  page.evaluate((name) => {
+    const r = document.querySelector(`[data-panel="${name}"]`).getBoundingClientRect();
+    return { x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height };
+  }, PANEL);
+
+/** README: from the settings to the bottom of the panel, the page's full width. */
+async function readmeClip(page) {
+  return page.evaluate((name) => {
     const top = document.getElementById('settings').getBoundingClientRect().top + scrollY - 12;
     const bottom =
       document.querySelector(`[data-panel="${name}"]`).getBoundingClientRect().bottom + scrollY + 12;
@@ -87,11 +106,59 @@ try {
       height: Math.ceil(bottom - top),
     };
   }, PANEL);
-  await mkdir(dirname(opts.out), { recursive: true });
-  const png = await page.screenshot({ path: opts.out, type: 'png', clip, fullPage: true });
-  console.log(`${opts.out}: ${clip.width} × ${clip.height} px, ${png.length} bytes`);
+}
+
+/**
+ * Card: the panel's width plus a margin, at the card's aspect ratio, from just above the panel.
+ * Returns the device scale factor that makes it CARD.width device pixels wide, and the clip.
+ */
+function cardClip(box) {
+  const width = box.width + 2 * CARD.margin;
+  return {
+    scale: CARD.width / width,
+    clip: {
+      x: box.x - CARD.margin,
+      y: box.y - CARD.margin,
+      width,
+      height: (width * CARD.height) / CARD.width,
+    },
+  };
+}
+
+/** Width and height from a PNG's IHDR chunk. */
+const pngSize = (png) => ({ width: png.readUInt32BE(16), height: png.readUInt32BE(20) });
+
+await stat(join(opts.dist, 'index.html')).catch(() => {
+  console.error(`${opts.dist} has no index.html: run \`npm run build\` first`);
+  process.exit(1);
+});
+const server = await startServer({ root: opts.dist });
+const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+try {
+  const viewport = { width: Number(opts.width), height: Number(opts.height) };
+  let { context, page } = await openDrawn(browser, server.url, { ...viewport, scale: 1 });
+  let clip;
+  if (opts.card) {
+    // The layout (CSS pixels) does not depend on the scale factor: measure at 1, draw again at the card's.
+    const { scale } = cardClip(await panelBox(page));
+    await context.close();
+    ({ context, page } = await openDrawn(browser, server.url, { ...viewport, scale }));
+    ({ clip } = cardClip(await panelBox(page)));
+  } else {
+    clip = await readmeClip(page);
+  }
+  await mkdir(dirname(out), { recursive: true });
+  const png = await page.screenshot({ path: out, type: 'png', clip, fullPage: true });
+  const size = pngSize(png);
+  console.log(`${out}: ${size.width} × ${size.height} px, ${png.length} bytes`);
+  if (opts.card && (size.width !== CARD.width || size.height !== CARD.height))
+    throw new Error(
+      `the card came out ${size.width} × ${size.height} px, not ${CARD.width} × ${CARD.height}`,
+    );
   if (png.length > MAX_BYTES)
-    throw new Error(`${png.length} bytes is over the README's ${MAX_BYTES}: use a smaller --width/--height`);
+    throw new Error(
+      `${png.length} bytes is over ${MAX_BYTES} (the README's budget, the card's too): use a smaller --width/--height`,
+    );
 } finally {
   await browser.close();
   await server.close();
