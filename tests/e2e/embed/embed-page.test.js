@@ -3,7 +3,7 @@
 // state, copied from the keyboard, and working when pasted into a page. Needs a built dist/.
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { waitForApp, waitForDemos, test } from '../support/browser.js';
 import {
@@ -14,6 +14,7 @@ import {
   demoQuery,
   waitFrameSized,
 } from '../support/embed-sites.js';
+import { repoRoot } from '../support/serve-dist.js';
 
 const sites = useEmbedSites();
 
@@ -160,5 +161,82 @@ ${snippetIframe.replace('<iframe ', '<iframe id="f" ')}
     assert.deepEqual([...errors, ...pasted.errors], []);
     await page.close();
     await pasted.page.close();
+  });
+
+  test('Embed dialog: every route (Hugo, Jekyll, VitePress / MDX, Markdown) writes the current state', async () => {
+    const { page, errors } = await sites.open(`${sites.dist.url}index.html?scale=none`, {
+      width: 1100,
+      height: 900,
+    });
+    await waitForApp(page, { sweeps: false });
+    // Set d_k on the page itself, then open the dialog.
+    const dk = page.locator('[data-field="dk"] input[type="number"]');
+    await dk.fill('256');
+    await dk.press('Enter');
+    await page.waitForFunction(() => /dk=256/.test(location.search));
+    await page.locator('#embed-button').click();
+    const dialog = page.locator('dialog.embed-dialog');
+    await dialog.waitFor();
+    const code = (id) => dialog.locator(`[data-snippet="${id}"] textarea`).inputValue();
+    const base = sites.dist.url;
+    const full = `${base}index.html?dk=256&amp;scale=none`;
+    assert.equal(await code('hugo'), '{{< attnscale panel="spread" dk="256" scale="none" >}}');
+    assert.equal(await code('jekyll'), '{% include attnscale.html panel="spread" dk="256" scale="none" %}');
+    assert.equal(
+      await code('element'),
+      `<attn-scale-demo panel="spread" dk="256" scale="none">\n  <a href="${full}">Open the attnscale demo</a>\n</attn-scale-demo>`,
+    );
+    assert.equal(
+      await code('markdown'),
+      `[![attnscale: Logit spread](attnscale-spread.gif)](${base}index.html?dk=256&scale=none)`,
+    );
+    assert.match(await code('web component'), /<attn-scale-demo panel="spread" dk="256" scale="none">/);
+    // The site engines' host lines name this host, their notes the pinned CDN default.
+    const { version } = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8'));
+    const configs = await dialog.locator('pre.embed-config').allTextContents();
+    assert.deepEqual(configs, [
+      `# hugo.toml\n[params.attnscale]\nbase = "${base}"`,
+      `# _config.yml\nattnscale: { base: "${base}" }`,
+    ]);
+    for (const id of ['hugo', 'jekyll'])
+      assert.match(
+        await dialog.locator(`[data-snippet="${id}"] .embed-note`).textContent(),
+        new RegExp(`https://cdn\\.jsdelivr\\.net/npm/attnscale@${version.replaceAll('.', '\\.')}/dist/`),
+      );
+    assert.deepEqual(
+      await dialog
+        .locator('[data-snippet="element"] .embed-note a')
+        .evaluateAll((as) => as.map((a) => a.hash)),
+      ['#vitepress', '#astro-and-other-mdx-engines'],
+    );
+    // The options follow in every route: a second chart, the d_k and scaling controls, the dark theme.
+    await dialog.getByLabel('σ of the logits vs d_k').check();
+    await dialog.getByLabel('d_k and scaling').check();
+    await dialog.getByLabel('dark', { exact: true }).check();
+    const params = 'panel="spread,sigma" dk="256" scale="none" controls="dk,scale" theme="dark"';
+    assert.equal(await code('hugo'), `{{< attnscale ${params} >}}`);
+    assert.equal(await code('jekyll'), `{% include attnscale.html ${params} %}`);
+    assert.match(await code('element'), new RegExp(`^<attn-scale-demo ${params}>`));
+    assert.match(
+      await code('markdown'),
+      /\(attnscale-spread\.gif\)\]\([^)]*\)\n\n\[!\[attnscale: σ of the logits vs d_k\]\(attnscale-sigma\.gif\)/,
+    );
+    // Each route copies its own snippet.
+    await page
+      .context()
+      .grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base.replace(/\/$/, '') });
+    await dialog.getByRole('button', { name: 'Copy the Hugo snippet' }).click();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), await code('hugo'));
+    await dialog
+      .locator('.embed-status')
+      .filter({ hasText: 'The Hugo snippet is on the clipboard.' })
+      .waitFor();
+    // The site routes in view, for a look by eye.
+    await dialog.evaluate((d) => {
+      d.scrollTop = d.querySelector('[data-snippet="hugo"]').offsetTop - 16;
+    });
+    await page.screenshot({ path: join(OUT, 'embed-dialog-routes.png') });
+    assert.deepEqual(errors, []);
+    await page.close();
   });
 });

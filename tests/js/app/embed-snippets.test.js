@@ -1,9 +1,18 @@
 // The Embed dialog's snippets (web/src/embed/embed-snippets.js) against the real engine's schema: they
-// name only the fields that differ from the defaults, and what they name restores the state.
+// name only the fields that differ from the defaults, and what they name restores the state; the
+// site routes (embed-routes.js) write the same state as a shortcode, an include, a bare element and
+// a Markdown image.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bothEngines } from '../helpers.js';
-import { embedSnippets, changedAttributes } from '../../../web/src/embed/embed-snippets.js';
+import {
+  embedSnippets,
+  changedAttributes,
+  hugoShortcode,
+  jekyllInclude,
+  markdownImages,
+} from '../../../web/src/embed/embed-snippets.js';
+import { ROUTES, cdnBase, PUBLISHING_DOC } from '../../../web/src/embed/embed-routes.js';
 import { parseQuery, schemaDefaults, serializeChanged, PAGE_LIMITS } from '../../../web/src/state/state.js';
 
 const BASE = 'https://example.org/attnscale/';
@@ -99,4 +108,87 @@ test('a panel’s own settings (training) follow the config in the iframe', () =
     snippets(defaults, { panelQuery: 'trainSeed=3' }).embedUrl,
     `${BASE}embed.html?panel=spread&trainSeed=3`,
   );
+});
+
+// The site routes (embed-routes.js): the same attributes as the component, in each engine's syntax.
+test('Hugo, Jekyll, bare element: the component’s attributes in each syntax, the same state', () => {
+  const config = { ...defaults, dk: 256, scale: 'none', seqLen: 64, qkNorm: 'rms' };
+  const s = snippets(config, { panels: ['spread', 'sigma'], controls: ['dk', 'seqLen'], theme: 'dark' });
+  const params =
+    'panel="spread,sigma" dk="256" seq-len="64" scale="none" qk-norm="rms" controls="dk,seq-len" theme="dark"';
+  assert.match(s.component, new RegExp(`<attn-scale-demo ${params}>`));
+  assert.equal(s.hugo, `{{< attnscale ${params} >}}`);
+  assert.equal(s.jekyll, `{% include attnscale.html ${params} %}`);
+  // The bare element is the component snippet without its script line, fallback link included.
+  assert.equal(s.component, `<script type="module" src="${BASE}attn-scale-demo.js"></script>\n${s.element}`);
+  assert.match(s.element, /^<attn-scale-demo [^\n]*>\n {2}<a href="[^"]*index\.html\?[^"]*dk=256[^"]*">/);
+  // At the defaults: the panel alone.
+  assert.equal(snippets(defaults).hugo, '{{< attnscale panel="spread" >}}');
+  assert.equal(snippets(defaults).jekyll, '{% include attnscale.html panel="spread" %}');
+});
+
+test('shortcode and include values: quotes escaped, a backslash refused with the parameter named', () => {
+  assert.equal(hugoShortcode([['page', 'a"b']]), '{{< attnscale page="a\\"b" >}}');
+  assert.equal(jekyllInclude([['page', 'a"b']]), '{% include attnscale.html page="a\\"b" %}');
+  assert.throws(() => hugoShortcode([['page', 'a\\b']]), /Hugo: page cannot hold a backslash/);
+  assert.throws(() => jekyllInclude([['page', 'a\\']]), /Jekyll: page cannot hold a backslash/);
+  assert.throws(() => hugoShortcode([['Bad Name', 'x']]), /"Bad Name" is not kebab-case/);
+});
+
+test('Markdown: one linked GIF per chart, named as its GIF button names it, linked to the full page in this state', () => {
+  const config = { ...defaults, dk: 256, scale: 'none' };
+  const s = snippets(config, {
+    panels: ['spread', 'sigma'],
+    titles: { spread: 'Logit spread', sigma: 'σ vs d_k' },
+    panelQuery: 'trainSeed=3',
+  });
+  assert.equal(s.fullUrl, `${BASE}index.html?dk=256&scale=none&trainSeed=3`);
+  assert.equal(
+    s.markdown,
+    `[![attnscale: Logit spread](attnscale-spread.gif)](${s.fullUrl})\n\n` +
+      `[![attnscale: σ vs d_k](attnscale-sigma.gif)](${s.fullUrl})`,
+  );
+  // Brackets and backslashes in the text, parentheses and spaces in the address, cannot break the link.
+  assert.equal(
+    markdownImages({ panels: ['x'], titles: { x: 'a [b] \\c' }, fullUrl: 'https://e.org/p (1)/<i>' }),
+    '[![attnscale: a \\[b\\] \\\\c](attnscale-x.gif)](https://e.org/p%20%281%29/%3Ci%3E)',
+  );
+});
+
+test('the dialog’s routes: iframe and component first, then Hugo, Jekyll, the bare element, Markdown', () => {
+  const s = snippets({ ...defaults, dk: 256 }, { panels: ['sigma'] });
+  assert.deepEqual(
+    ROUTES.map((r) => r.id),
+    ['iframe', 'web component', 'hugo', 'jekyll', 'element', 'markdown'],
+  );
+  const ctx = { base: BASE, cdn: cdnBase('1.2.3') };
+  assert.equal(ctx.cdn, 'https://cdn.jsdelivr.net/npm/attnscale@1.2.3/dist/');
+  const byId = Object.fromEntries(ROUTES.map((r) => [r.id, r]));
+  assert.equal(byId.iframe.snippet(s), s.iframe);
+  assert.equal(byId['web component'].snippet(s), s.component);
+  assert.equal(byId.hugo.snippet(s), '{{< attnscale panel="sigma" dk="256" >}}');
+  assert.equal(byId.jekyll.snippet(s), '{% include attnscale.html panel="sigma" dk="256" %}');
+  assert.equal(byId.element.snippet(s), s.element);
+  assert.equal(byId.markdown.snippet(s), s.markdown);
+  // The host lines point the engines at this page's folder; the notes name the CDN default.
+  assert.deepEqual(byId.hugo.config(ctx), {
+    file: 'hugo.toml',
+    text: `[params.attnscale]\nbase = "${BASE}"`,
+  });
+  assert.deepEqual(byId.jekyll.config(ctx), { file: '_config.yml', text: `attnscale: { base: "${BASE}" }` });
+  for (const id of ['hugo', 'jekyll'])
+    assert.ok(
+      byId[id].note(ctx).some((p) => p.code === ctx.cdn),
+      id,
+    );
+  const links = byId.element
+    .note(ctx)
+    .filter((p) => p.href)
+    .map((p) => p.href);
+  assert.deepEqual(links, [`${PUBLISHING_DOC}#vitepress`, `${PUBLISHING_DOC}#astro-and-other-mdx-engines`]);
+  assert.ok(byId.markdown.note(ctx).some((p) => p.code === 'attnscale-<panel>.gif'));
+  for (const r of ROUTES) {
+    assert.ok(r.title && r.kind && r.rows > 0, r.id);
+    for (const p of r.note(ctx)) assert.ok(typeof p === 'string' || p.code || (p.href && p.text), r.id);
+  }
 });

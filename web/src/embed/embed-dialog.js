@@ -1,10 +1,13 @@
-// The main page's "Embed" dialog: for the current state, the <iframe> snippet and the
-// <attn-scale-demo> snippet, with copy buttons (clipboard API, or select + copy as a fallback),
-// and the link to the offline single file. Loaded on the first click only.
+// The main page's "Embed" dialog: for the current state, one snippet per route (embed-routes.js:
+// an <iframe>, the <attn-scale-demo> web component, a Hugo shortcode, a Jekyll include, the bare
+// element for VitePress and MDX, a Markdown image), with copy buttons (clipboard API, or select +
+// copy as a fallback), and the link to the offline single file. Loaded on the first click only.
 import { h } from '../ui/dom.js';
 import { PANELS } from '../panels/index.js';
 import { embeddablePanels } from './embed-options.js';
 import { embedSnippets } from './embed-snippets.js';
+import { ROUTES, cdnBase } from './embed-routes.js';
+import { version } from '../../../package.json';
 import { PAGE_LIMITS } from '../state/state.js';
 import { fmt, scaleLabel } from '../ui/format.js';
 import '../styles/embed-dialog.css';
@@ -38,12 +41,63 @@ async function copyText(text, textarea) {
   }
 }
 
-function build(app, base) {
-  let uid = 0;
-  const id = (s) => `embed-${s}-${++uid}`;
-  const status = h('p', { class: 'embed-status', role: 'status', 'aria-live': 'polite' });
-  const summary = h('p', { class: 'embed-summary' });
+/** A note's parts (embed-routes.js) as nodes: text, inline code, links that open in a new tab. */
+const noteNodes = (parts) =>
+  parts.map((p) =>
+    typeof p === 'string'
+      ? p
+      : p.href
+        ? h('a', { href: p.href, target: '_blank', rel: 'noopener', text: p.text })
+        : h('code', { text: p.code }),
+  );
 
+/** One route's block: its textarea, copy button, note and, for a site engine, its config line. */
+function snippetBlock(route, ctx, id, status) {
+  const { kind } = route;
+  const tid = id(route.id.replace(/\W+/g, '-'));
+  const label = `Copy the ${kind} snippet`;
+  const textarea = h('textarea', {
+    id: tid,
+    class: 'embed-code',
+    readonly: true,
+    rows: route.rows,
+    spellcheck: 'false',
+    'aria-describedby': `${tid}-note`,
+  });
+  const button = h('button', { type: 'button', class: 'btn embed-copy', text: label });
+  button.addEventListener('click', async () => {
+    const ok = await copyText(textarea.value, textarea);
+    status.textContent = ok
+      ? `The ${kind} snippet is on the clipboard.`
+      : `Could not copy: the ${kind} snippet is selected, press Ctrl+C (⌘C on a Mac).`;
+    button.textContent = ok ? 'Copied ✓' : 'Select and copy';
+    button.classList.toggle('copied', ok);
+    clearTimeout(button.resetTimer);
+    button.resetTimer = setTimeout(() => {
+      button.textContent = label;
+      button.classList.remove('copied');
+    }, 2500);
+  });
+  const config = route.config?.(ctx);
+  const section = h(
+    'section',
+    { class: 'embed-snippet', 'data-snippet': route.id },
+    h('h3', {}, h('label', { for: tid, text: route.title })),
+    textarea,
+    h('div', { class: 'embed-row' }, button),
+    h('p', { class: 'embed-note', id: `${tid}-note` }, noteNodes(route.note(ctx))),
+    config &&
+      h(
+        'pre',
+        { class: 'embed-config', 'aria-label': `${config.file}, to load the charts from this host` },
+        h('code', { text: `# ${config.file}\n${config.text}` }),
+      ),
+  );
+  return { route, textarea, section };
+}
+
+/** The options form: charts, controls, theme; read() gives the current choice. */
+function optionsForm(id) {
   const panelBoxes = embeddablePanels().map((name) => {
     const cid = id(name);
     const input = h('input', { type: 'checkbox', id: cid, value: name, checked: name === 'spread' });
@@ -73,76 +127,42 @@ function build(app, base) {
     CONTROL_CHOICES.map((c) => [c.id, c.label]),
   );
   const themeRadios = radios('theme', THEME_CHOICES);
-
-  const snippetBlock = (kind, title, note, rows) => {
-    const tid = id(kind);
-    const textarea = h('textarea', {
-      id: tid,
-      class: 'embed-code',
-      readonly: true,
-      rows,
-      spellcheck: 'false',
-      'aria-describedby': `${tid}-note`,
-    });
-    const button = h('button', { type: 'button', class: 'btn embed-copy', text: `Copy the ${kind} snippet` });
-    button.addEventListener('click', async () => {
-      const ok = await copyText(textarea.value, textarea);
-      status.textContent = ok
-        ? `The ${kind} snippet is on the clipboard.`
-        : `Could not copy: the ${kind} snippet is selected, press Ctrl+C (⌘C on a Mac).`;
-      button.textContent = ok ? 'Copied ✓' : 'Select and copy';
-      button.classList.toggle('copied', ok);
-      clearTimeout(button.resetTimer);
-      button.resetTimer = setTimeout(() => {
-        button.textContent = `Copy the ${kind} snippet`;
-        button.classList.remove('copied');
-      }, 2500);
-    });
-    const section = h(
-      'section',
-      { class: 'embed-snippet', 'data-snippet': kind },
-      h('h3', {}, h('label', { for: tid, text: title })),
-      textarea,
-      h('div', { class: 'embed-row' }, button),
-      h('p', { class: 'embed-note', id: `${tid}-note`, text: note }),
+  const fieldset = (legend, items) =>
+    h(
+      'fieldset',
+      {},
+      h('legend', { text: legend }),
+      items.map((b) => b.el),
     );
-    return { textarea, section };
-  };
-  const iframe = snippetBlock(
-    'iframe',
-    'As an iframe (any site, any CMS)',
-    'The script line sizes the frame to its content; a site that forbids inline scripts can drop it and keep the fixed height.',
-    9,
-  );
-  const component = snippetBlock(
-    'web component',
-    'As a web component (pages where you can add a script)',
-    'One module script and one element; several elements on a page share one engine. Change its attributes from your own code and it updates.',
-    4,
-  );
-
   const form = h(
     'form',
     { class: 'embed-options', method: 'dialog' },
-    h(
-      'fieldset',
-      {},
-      h('legend', { text: 'Charts' }),
-      panelBoxes.map((b) => b.el),
-    ),
-    h(
-      'fieldset',
-      {},
-      h('legend', { text: 'Controls in the embed' }),
-      controlRadios.map((r) => r.el),
-    ),
-    h(
-      'fieldset',
-      {},
-      h('legend', { text: 'Theme' }),
-      themeRadios.map((r) => r.el),
-    ),
+    fieldset('Charts', panelBoxes),
+    fieldset('Controls in the embed', controlRadios),
+    fieldset('Theme', themeRadios),
   );
+  const read = () => {
+    const panels = panelBoxes.filter((b) => b.input.checked).map((b) => b.name);
+    const choice =
+      CONTROL_CHOICES.find((c) => c.id === controlRadios.find((r) => r.input.checked)?.value) ??
+      CONTROL_CHOICES[0];
+    return {
+      panels: panels.length ? panels : ['spread'],
+      choice,
+      theme: themeRadios.find((r) => r.input.checked)?.value ?? 'auto',
+    };
+  };
+  return { form, read };
+}
+
+function build(app, base) {
+  let uid = 0;
+  const id = (s) => `embed-${s}-${++uid}`;
+  const status = h('p', { class: 'embed-status', role: 'status', 'aria-live': 'polite' });
+  const summary = h('p', { class: 'embed-summary' });
+  const { form, read } = optionsForm(id);
+  const ctx = { base: base.href, cdn: cdnBase(version) };
+  const blocks = ROUTES.map((route) => snippetBlock(route, ctx, id, status));
 
   const offline = h(
     'p',
@@ -164,8 +184,7 @@ function build(app, base) {
     h('div', { class: 'embed-head' }, h('h2', { id: titleId, text: 'Embed this view' }), close),
     summary,
     form,
-    iframe.section,
-    component.section,
+    blocks.map((b) => b.section),
     status,
     offline,
   );
@@ -176,13 +195,8 @@ function build(app, base) {
 
   function refresh() {
     const cfg = app.config;
-    let panels = panelBoxes.filter((b) => b.input.checked).map((b) => b.name);
-    if (!panels.length) panels = ['spread'];
-    const choice =
-      CONTROL_CHOICES.find((c) => c.id === controlRadios.find((r) => r.input.checked)?.value) ??
-      CONTROL_CHOICES[0];
+    const { panels, choice, theme } = read();
     const controls = choice.fields === 'all' ? app.schema.map((f) => f.name) : choice.fields;
-    const theme = themeRadios.find((r) => r.input.checked)?.value ?? 'auto';
     const titles = Object.fromEntries(panels.map((p) => [p, PANELS[p].meta?.title ?? p]));
     const panelQuery = app.panelQuery(panels);
     const s = embedSnippets({
@@ -196,12 +210,11 @@ function build(app, base) {
       titles,
       panelQuery,
     });
-    iframe.textarea.value = s.iframe;
-    component.textarea.value = s.component;
+    for (const b of blocks) b.textarea.value = b.route.snippet(s);
     summary.textContent =
-      `Both snippets hold the current settings (d_k = ${cfg.dk}, T = ${cfg.seqLen}, scaling ${scaleLabel(cfg.scale)}, ` +
-      `${cfg.precision}, seed ${fmt(cfg.seed)}, …) and name only those that differ from the defaults. ` +
-      `${panelQuery ? 'The training settings go in the iframe only: the web component does not take them. ' : ''}` +
+      `Every snippet holds the current settings (d_k = ${cfg.dk}, T = ${cfg.seqLen}, scaling ${scaleLabel(cfg.scale)}, ` +
+      `${cfg.precision}, seed ${fmt(cfg.seed)}, …) and names only those that differ from the defaults. ` +
+      `${panelQuery ? 'The training settings go in the iframe only: the web component and the site snippets built on it do not take them. ' : ''}` +
       'The charts are computed live in the reader’s browser.';
     status.textContent = '';
   }

@@ -1,6 +1,8 @@
 // The copy-paste snippets of the Embed dialog, for a given state: an <iframe> of embed.html (plus
-// the one-line auto-height listener) and the <attn-scale-demo> web component. Pure: no DOM, and
-// nothing but state.js (so Node tests load it; embed-options.js takes its attribute names from here).
+// the one-line auto-height listener), the <attn-scale-demo> web component, the same element bare
+// (VitePress, MDX), as a Hugo shortcode and a Jekyll include (web/integrations/), and a Markdown
+// image that links to the full page. Pure: no DOM, and nothing but state.js (so Node tests load it;
+// embed-options.js takes its attribute names from here).
 import { serializeChanged, changedFields } from '../state/state.js';
 
 /** seqLen → seq-len (attribute names are case-insensitive in HTML, hence kebab-case). */
@@ -26,12 +28,49 @@ export function changedAttributes(config, schema, limits) {
 const joinQuery = (...parts) => parts.filter(Boolean).join('&');
 
 /**
+ * name="value" for a Hugo shortcode or a Jekyll include: both read \" inside a double-quoted value
+ * as a quote, and neither reads \\ back as one backslash, so a backslash cannot be written at all.
+ */
+function quotedParam(syntax, name, value) {
+  const v = String(value);
+  if (!/^[a-z][a-z-]*$/.test(name))
+    throw new RangeError(`${syntax}: parameter name ${JSON.stringify(name)} is not kebab-case`);
+  if (v.includes('\\'))
+    throw new RangeError(`${syntax}: ${name} cannot hold a backslash, got ${JSON.stringify(v)}`);
+  return `${name}="${v.replace(/"/g, '\\"')}"`;
+}
+
+/** {{< attnscale panel="…" dk="…" >}}: the shortcode of web/integrations/hugo/. attrs: [name, value] pairs. */
+export const hugoShortcode = (attrs) =>
+  `{{< attnscale ${attrs.map(([k, v]) => quotedParam('Hugo', k, v)).join(' ')} >}}`;
+
+/** {% include attnscale.html panel="…" dk="…" %}: the include of web/integrations/jekyll/. */
+export const jekyllInclude = (attrs) =>
+  `{% include attnscale.html ${attrs.map(([k, v]) => quotedParam('Jekyll', k, v)).join(' ')} %}`;
+
+/** Markdown link text: a backslash or a bracket would end or bend the link, so each is escaped. */
+const mdText = (s) => String(s).replace(/[\\[\]]/g, (c) => `\\${c}`);
+/** A Markdown link destination: parentheses, spaces and angle brackets percent-encoded. */
+const MD_URL_CHARS = { '(': '%28', ')': '%29', ' ': '%20', '<': '%3C', '>': '%3E' };
+const mdUrl = (u) => String(u).replace(/[() <>]/g, (c) => MD_URL_CHARS[c]);
+
+/**
+ * For pages that run no script: per panel, the GIF that the chart's GIF button downloads
+ * (attnscale-<panel>.gif, uploaded beside the post), linked to the full page in this state.
+ */
+export const markdownImages = ({ panels, titles = {}, fullUrl }) =>
+  panels
+    .map((p) => `[![attnscale: ${mdText(titles[p] ?? p)}](attnscale-${p}.gif)](${mdUrl(fullUrl)})`)
+    .join('\n\n');
+
+/**
  * embedSnippets({ config, schema, limits, panels, controls, theme, base, titles, panelQuery }) →
- *   { embedUrl, fullUrl, iframe, component, scriptUrl }
+ *   { embedUrl, fullUrl, scriptUrl, attrs, iframe, component, element, hugo, jekyll, markdown }
  * base: the URL of the folder that holds index.html, embed.html and attn-scale-demo.js.
  * panels: names; controls: null or field names; theme: 'auto' | 'light' | 'dark'.
  * panelQuery: the chosen panels' own URL settings (the training panel's), already a query.
- * Both snippets name only the fields that differ from their defaults: the embed fills in the rest.
+ * Every snippet names only the fields that differ from their defaults: the embed fills in the rest.
+ * attrs: the element's attributes as [name, value] pairs, which the shortcode and the include share.
  */
 export function embedSnippets({
   config,
@@ -69,12 +108,23 @@ export function embedSnippets({
   if (theme !== 'auto') attrs.push(['theme', theme]);
   // The element's children show until its first chart, and stay if its script cannot load: a
   // link to the same state on the full page.
-  const component = [
-    `<script type="module" src="${escAttr(scriptUrl)}"></script>`,
+  const element = [
     `<attn-scale-demo ${attrs.map(([k, v]) => `${k}="${escAttr(v)}"`).join(' ')}>`,
     `  <a href="${escAttr(fullUrl)}">${FALLBACK_LINK_TEXT}</a>`,
     '</attn-scale-demo>',
   ].join('\n');
+  const component = `<script type="module" src="${escAttr(scriptUrl)}"></script>\n${element}`;
 
-  return { embedUrl, fullUrl, scriptUrl, iframe, component };
+  return {
+    embedUrl,
+    fullUrl,
+    scriptUrl,
+    attrs,
+    iframe,
+    component,
+    element,
+    hugo: hugoShortcode(attrs),
+    jekyll: jekyllInclude(attrs),
+    markdown: markdownImages({ panels, titles, fullUrl }),
+  };
 }
