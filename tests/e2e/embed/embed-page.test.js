@@ -221,6 +221,13 @@ ${snippetIframe.replace('<iframe ', '<iframe id="f" ')}
       await code('markdown'),
       /\(attnscale-spread\.gif\)\]\([^)]*\)\n\n\[!\[attnscale: σ of the logits vs d_k\]\(attnscale-sigma\.gif\)/,
     );
+    // A chart that does not change with d_k has no GIF button: its SVG instead.
+    await dialog.getByLabel('Training side by side').check();
+    assert.match(
+      await code('markdown'),
+      /\n\n\[!\[attnscale: Training side by side\]\(attnscale-training\.svg\)\]\(/,
+    );
+    await dialog.getByLabel('Training side by side').uncheck();
     // Each route copies its own snippet.
     await page
       .context()

@@ -148,6 +148,11 @@ test('Markdown: one linked GIF per chart, named as its GIF button names it, link
     `[![attnscale: Logit spread](attnscale-spread.gif)](${s.fullUrl})\n\n` +
       `[![attnscale: σ vs d_k](attnscale-sigma.gif)](${s.fullUrl})`,
   );
+  // A chart without a GIF button: its SVG.
+  assert.equal(
+    snippets(config, { panels: ['training'], pictures: { training: 'svg' } }).markdown,
+    `[![attnscale: training](attnscale-training.svg)](${BASE}index.html?dk=256&scale=none)`,
+  );
   // Brackets and backslashes in the text, parentheses and spaces in the address, cannot break the link.
   assert.equal(
     markdownImages({ panels: ['x'], titles: { x: 'a [b] \\c' }, fullUrl: 'https://e.org/p (1)/<i>' }),

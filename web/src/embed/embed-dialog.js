@@ -41,6 +41,15 @@ async function copyText(text, textarea) {
   }
 }
 
+/**
+ * The picture a chart's buttons download, for the Markdown route: its GIF where the page's panel
+ * has a GIF button (the charts that change with d_k), else its SVG.
+ */
+function pictureOf(name) {
+  const buttons = document.querySelectorAll(`[data-panel="${name}"] .panel-actions button`);
+  return [...buttons].some((b) => /^GIF\b/.test(b.textContent)) ? 'gif' : 'svg';
+}
+
 /** A note's parts (embed-routes.js) as nodes: text, inline code, links that open in a new tab. */
 const noteNodes = (parts) =>
   parts.map((p) =>
@@ -209,6 +218,7 @@ function build(app, base) {
       base,
       titles,
       panelQuery,
+      pictures: Object.fromEntries(panels.map((p) => [p, pictureOf(p)])),
     });
     for (const b of blocks) b.textarea.value = b.route.snippet(s);
     summary.textContent =

@@ -98,6 +98,8 @@ export const ROUTES = Object.freeze([
     note: () => [
       'Each chart’s GIF button downloads its picture (',
       { code: 'attnscale-<panel>.gif' },
+      '; a chart that does not change with d_k has no GIF, and its SVG button gives ',
+      { code: 'attnscale-<panel>.svg' },
       '): upload it beside your post, under that name. The picture links to this view on the full page, where it is live.',
     ],
   },

@@ -55,20 +55,25 @@ const MD_URL_CHARS = { '(': '%28', ')': '%29', ' ': '%20', '<': '%3C', '>': '%3E
 const mdUrl = (u) => String(u).replace(/[() <>]/g, (c) => MD_URL_CHARS[c]);
 
 /**
- * For pages that run no script: per panel, the GIF that the chart's GIF button downloads
+ * For pages that run no script: per panel, the picture that the chart's button downloads
  * (attnscale-<panel>.gif, uploaded beside the post), linked to the full page in this state.
+ * pictures: panel → 'gif' (the default) or 'svg', for a chart that has no GIF button.
  */
-export const markdownImages = ({ panels, titles = {}, fullUrl }) =>
+export const markdownImages = ({ panels, titles = {}, fullUrl, pictures = {} }) =>
   panels
-    .map((p) => `[![attnscale: ${mdText(titles[p] ?? p)}](attnscale-${p}.gif)](${mdUrl(fullUrl)})`)
+    .map((p) => {
+      const ext = pictures[p] === 'svg' ? 'svg' : 'gif';
+      return `[![attnscale: ${mdText(titles[p] ?? p)}](attnscale-${p}.${ext})](${mdUrl(fullUrl)})`;
+    })
     .join('\n\n');
 
 /**
- * embedSnippets({ config, schema, limits, panels, controls, theme, base, titles, panelQuery }) →
+ * embedSnippets({ config, schema, limits, panels, controls, theme, base, titles, panelQuery, pictures }) →
  *   { embedUrl, fullUrl, scriptUrl, attrs, iframe, component, element, hugo, jekyll, markdown }
  * base: the URL of the folder that holds index.html, embed.html and attn-scale-demo.js.
  * panels: names; controls: null or field names; theme: 'auto' | 'light' | 'dark'.
  * panelQuery: the chosen panels' own URL settings (the training panel's), already a query.
+ * pictures: which picture each panel downloads, for the Markdown image (see markdownImages).
  * Every snippet names only the fields that differ from their defaults: the embed fills in the rest.
  * attrs: the element's attributes as [name, value] pairs, which the shortcode and the include share.
  */
@@ -82,6 +87,7 @@ export function embedSnippets({
   base,
   titles = {},
   panelQuery = '',
+  pictures = {},
 }) {
   const state = joinQuery(serializeChanged(config, schema, limits), panelQuery);
   const q = new URLSearchParams();
@@ -125,6 +131,6 @@ export function embedSnippets({
     element,
     hugo: hugoShortcode(attrs),
     jekyll: jekyllInclude(attrs),
-    markdown: markdownImages({ panels, titles, fullUrl }),
+    markdown: markdownImages({ panels, titles, fullUrl, pictures }),
   };
 }
