@@ -27,7 +27,7 @@ after(async () => {
 });
 
 describe('npm package', () => {
-  test('the tarball ships the engine, both wasm builds, the built component and its assets, the tensor reader, types, README, LICENSE; nothing else', async (t) => {
+  test('the tarball ships the engine, both wasm builds, the built component and its assets, the tensor reader, types, the site-engine integrations, README, LICENSE; nothing else', async (t) => {
     const files = pkg.pack.files.map((f) => f.path).sort();
     t.diagnostic(
       `tarball ${pkg.pack.filename}: ${pkg.pack.size} B packed, ${pkg.pack.unpackedSize} B unpacked, ${pkg.pack.entryCount} files`,
@@ -80,16 +80,27 @@ describe('npm package', () => {
       assert.ok(files.includes(f), `${f} (imported by tensors/index.js) is missing from the tarball`);
     for (const f of ['read-tensors.d.ts', 'pair-heads.d.ts', 'write-safetensors.d.ts'])
       assert.ok(files.includes(`web/src/tensors/${f}`), `web/src/tensors/${f} is missing from the tarball`);
+    // The site-engine integrations (docs/publishing.md) are templates, Hugo's and Jekyll's in .html.
+    const integrations = files.filter((f) => f.startsWith('web/integrations/'));
+    for (const f of [
+      'web/integrations/hugo/layouts/shortcodes/attnscale.html',
+      'web/integrations/jekyll/_includes/attnscale.html',
+      'web/integrations/vitepress/attnscale.mjs',
+      'web/integrations/astro/AttnScale.astro',
+    ])
+      assert.ok(integrations.includes(f), `${f} is missing from the tarball`);
     const unexpected = files.filter(
       (f) =>
-        /^(tests|cpp|build|build-scripts|node_modules|\.github|\.ci)\//.test(f) ||
-        /\.(html|css|woff2|cpp|hpp)$/.test(f) ||
-        f.includes('corpus'),
+        !integrations.includes(f) &&
+        (/^(tests|cpp|build|build-scripts|node_modules|\.github|\.ci)\//.test(f) ||
+          /\.(html|css|woff2|cpp|hpp)$/.test(f) ||
+          f.includes('corpus')),
     );
     assert.deepEqual(unexpected, [], 'no tests, C++ sources, fuzz corpus, page or offline file');
     // A coarse guard besides the exact lists above: the component's chunks (one per panel, each
     // loaded when mounted), the engine's files and the tensor reader's, about 60 in all.
-    assert.ok(pkg.pack.entryCount < 70, `file count ${pkg.pack.entryCount}`);
+    const counted = pkg.pack.entryCount - integrations.length;
+    assert.ok(counted < 70, `file count ${counted} (without the ${integrations.length} integration files)`);
   });
 
   test('package.json: public, exports with a types condition for every entry, metadata', async () => {
