@@ -23,6 +23,10 @@ suite() { # suite <label> <dir> [command prefix…]
 }
 suite "end-to-end in headless chromium (node --test)" tests/e2e
 suite "the npm package as its users install it (pack, install, Node/Vite/TypeScript/CDN consumers)" tests/consumer
+# The site engines come from this suite's own set-up (Debian's hugo, jekyll, mkdocs; VitePress and Astro
+# from tests/publish/package-lock.json), so that `npm start` does not install them.
+bash tests/publish/setup.sh
+suite "publishing: real Hugo, Jekyll, VitePress, Astro (MDX) and MkDocs sites with the charts" tests/publish
 suite "Firefox ESR over WebDriver BiDi (puppeteer-core)" tests/firefox
 # WebKit takes navigator.language from LANG/LC_ALL ('C' under C.UTF-8: Intl rejects it; 'en-US' under
 # en_US.UTF-8, no generated locale needed); tests/webkit checks that it got the language meant.
