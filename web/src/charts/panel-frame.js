@@ -1,12 +1,14 @@
-// The frame of every chart panel: title, PNG and CSV buttons, description, legend, readouts,
-// caption, progress line and the charts' text alternative; the panel fills in its body.
+// The frame of every chart panel: title, PNG, CSV, SVG and GIF buttons, description, legend,
+// readouts, caption, progress line and the charts' text alternative; the panel fills in its body.
+// The SVG and GIF exporters (web/src/export/) load on their first click.
 import { h } from '../ui/dom.js';
 import { fmt } from '../ui/format.js';
-import { exportPng, downloadCsv } from './export.js';
+import { exportPng, downloadCsv, panelExports } from './export.js';
 
 /**
  * The panel frame. Returns the elements a panel fills in.
- * `exports`: { png(): [{u, title}], csv(): { rows, name } }.
+ * `exports`: { png(): [{u, title}], csv(): { rows, name }, legend?(), gif?() } (gif: see
+ * export/gif-frames.js; only the charts that change with d_k have it).
  */
 export function panelFrame(el, { name, title, description, legend = [], readouts = [], exports }) {
   el.classList.add('panel');
@@ -47,25 +49,29 @@ export function panelFrame(el, { name, title, description, legend = [], readouts
   }
 
   if (exports) {
+    panelExports.set(el, exports);
+    const button = (text, what, onclick) =>
+      h('button', {
+        type: 'button',
+        class: 'btn small',
+        text,
+        'aria-label': `Download the ${title} ${what}`,
+        onclick,
+      });
+    const image = () => ({ el, name, title, legend: exports.legend?.() ?? legend, exports });
     actions.append(
-      h('button', {
-        type: 'button',
-        class: 'btn small',
-        text: 'PNG',
-        'aria-label': `Download the ${title} chart as PNG`,
-        onclick: () =>
-          exportPng(el, exports.png(), title, exports.legend?.() ?? legend, `attnscale-${name}.png`),
-      }),
-      h('button', {
-        type: 'button',
-        class: 'btn small',
-        text: 'CSV',
-        'aria-label': `Download the ${title} data as CSV`,
-        onclick: () => {
-          const { rows } = exports.csv();
-          downloadCsv(rows, `attnscale-${name}.csv`);
-        },
-      }),
+      button('PNG', 'chart as PNG', () =>
+        exportPng(el, exports.png(), title, exports.legend?.() ?? legend, `attnscale-${name}.png`),
+      ),
+      button('CSV', 'data as CSV', () => downloadCsv(exports.csv().rows, `attnscale-${name}.csv`)),
+      button('SVG', 'chart as SVG', () =>
+        import('../export/svg-export.js').then((m) => m.exportSvg(image()), reportError),
+      ),
+      exports.gif &&
+        button('GIF', 'chart as a GIF that steps through d_k', (e) => {
+          const b = e.currentTarget;
+          import('../export/gif-export.js').then((m) => m.exportGif(image(), b), reportError);
+        }),
     );
   }
 

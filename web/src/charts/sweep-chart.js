@@ -190,6 +190,19 @@ export function createSweepCharts(
       failure = message;
       progress();
     },
+    /**
+     * Draws the points up to `maxDk` alone, on the axes of the last draw (all the points, and new
+     * axes, without `maxDk`): a GIF's frames reveal the sweep one d_k at a time.
+     */
+    reveal(maxDk = Infinity) {
+      takePending();
+      const dks = store.dks();
+      for (const { c, columns } of charts)
+        c.setData(
+          [dks, ...columns(dks).map((col) => col.map((v, i) => (dks[i] <= maxDk ? v : null)))],
+          maxDk === Infinity,
+        );
+    },
     redraw() {
       for (const { c } of charts) c.redraw();
     },

@@ -201,6 +201,7 @@ export function createChart(
     box.style.minHeight = '';
     u = new uPlot({ legend: { show: false }, cursor: { show: false }, ...opts, ...s }, data, box);
     u.pal = sharedPalette(box);
+    u.layer = onDraw; // drawn again into an SVG's recording context (export/svg-chart.js)
     lastW = s.width;
     return u;
   };
@@ -233,10 +234,16 @@ export function createChart(
     },
     /** The colours the chart draws with. */
     palette: () => sharedPalette(box),
+    /** New data; `resetScales` false keeps the axes as they are (uPlot then draws only when asked). */
     setData(d, resetScales = true) {
       wantBase = false;
-      if (u) u.setData(d, resetScales);
-      else data = d;
+      baseFresh = false;
+      if (!u) data = d;
+      else if (resetScales) u.setData(d);
+      else {
+        u.setData(d, false);
+        u.redraw(false, false);
+      }
     },
     redraw() {
       palettes.clear();

@@ -40,6 +40,7 @@ export function mount(el, ctx = {}) {
           rows.push([s, p.dk, p.entropy, p.entropyMax, p.maxWeight, p.saturatedFraction]);
         return { rows };
       },
+      gif: () => ({ mount, client: ctx.client, cfg, points: store.points() }),
     },
   });
 
@@ -145,6 +146,7 @@ export function mount(el, ctx = {}) {
     sweepPoints: sweep.sweepPoints,
     sweepDone: sweep.sweepDone,
     sweepFailed: sweep.failed,
+    reveal: sweep.reveal,
     redraw: sweep.redraw,
     destroy: sweep.destroy,
   };

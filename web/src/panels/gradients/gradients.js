@@ -71,6 +71,7 @@ export function mount(el, ctx = {}) {
         }
         return { rows: out };
       },
+      gif: () => ({ mount, client: ctx.client, cfg, points: store.points(), gradients: true }),
     },
   });
 
@@ -241,6 +242,7 @@ export function mount(el, ctx = {}) {
     sweepPoints: sweep.sweepPoints,
     sweepDone: sweep.sweepDone,
     sweepFailed: sweep.failed,
+    reveal: sweep.reveal,
     redraw: () => {
       sweep.redraw();
       rows.redraw();

@@ -43,6 +43,7 @@ export function mount(el, ctx = {}) {
         }
         return { rows };
       },
+      gif: () => ({ mount, client: ctx.client, cfg }),
     },
   });
 

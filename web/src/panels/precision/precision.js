@@ -23,7 +23,8 @@ const diffText = (v) => (typeof v === 'number' && Number.isNaN(v) ? 'n/a (two-pa
 export const meta = PANEL_META.precision;
 
 export function mount(el, ctx = {}) {
-  let result = null;
+  let result = null,
+    cfg = null;
   let variantPoints = [];
   const frame = panelFrame(el, {
     name: 'precision',
@@ -69,6 +70,7 @@ export function mount(el, ctx = {}) {
             ]);
         return { rows };
       },
+      gif: () => ({ mount, client: ctx.client, cfg, variants: meta.variants }),
     },
   });
 
@@ -187,6 +189,7 @@ export function mount(el, ctx = {}) {
   return {
     update(r, c) {
       result = r;
+      cfg = c;
       frame.setStats(r);
       const lf = r.largestFinite;
       frame.caption.textContent =

@@ -37,6 +37,7 @@ export function mount(el, ctx = {}) {
           rows.push([s, p.dk, p.logitStd, p.rawLogitStd, p.rawLogitStdTheory, p.scaleFactor]);
         return { rows };
       },
+      gif: () => ({ mount, client: ctx.client, cfg, points: store.points() }),
     },
   });
 
@@ -105,6 +106,7 @@ export function mount(el, ctx = {}) {
     sweepPoints: sweep.sweepPoints,
     sweepDone: sweep.sweepDone,
     sweepFailed: sweep.failed,
+    reveal: sweep.reveal,
     redraw: sweep.redraw,
     destroy: sweep.destroy,
   };

@@ -82,6 +82,7 @@ export function mount(el, ctx = {}) {
         }
         return { rows };
       },
+      gif: () => ({ mount, client: ctx.client, cfg }),
     },
   });
 
