@@ -3,6 +3,7 @@
 //    its script by URL (a Worker from another origin's URL throws SecurityError), and the GIF
 //    comes out of it, not of the page's thread; the SVG of a chart in the shadow root;
 //  - embed.html: the GIF and the SVG of its panel;
+//  - the page under the strict Content-Security-Policy: the GIF in a same-origin Worker, no violation;
 //  - the offline single file from file:// with the network off: its inlined GIF Worker.
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -52,6 +53,25 @@ describe('GIF and SVG downloads in embeds', () => {
     assert.ok(framesDiffer(gif, 0, 12) > 500);
     const svg = await svgOf(page, page, 'heatmap');
     assert.equal(svg.images, 2);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('the strict CSP: the GIF in a same-origin Worker, no violation', async () => {
+    const page = await sites.browser.newPage({ reducedMotion: 'reduce' });
+    await page.addInitScript(() => {
+      window.__csp = [];
+      document.addEventListener('securitypolicyviolation', (e) =>
+        window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`),
+      );
+    });
+    const errors = watchErrors(page);
+    await page.goto(`${sites.csp.url}?seqLen=128`);
+    await waitForApp(page);
+    const { status } = await gifOf(page, page, 'entropy');
+    assert.doesNotMatch(status, /No Worker/);
+    await svgOf(page, page, 'entropy');
+    assert.deepEqual(await page.evaluate(() => window.__csp), []);
     assert.deepEqual(errors, []);
     await page.close();
   });
