@@ -81,77 +81,89 @@ void reference_normalize_backward(QkNorm norm, const std::vector<double>& xhat,
 }
 }  // namespace
 
-ReferenceResult reference_run(const Config& c, const ReferenceInputs& in) {
-  const int T = c.seqLen, d = c.dk;
-  const double s = scale_factor(c);
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  ReferenceResult out;
-  RunStats& st = out.stats;
-  st.scaleFactor = s;
-  st.largestFinite = largest_finite(c.format.precision);
-  st.rawLogitStdTheory = raw_logit_std_theory(d, T, c.causal, c.mean, c.std, c.correlation);
+namespace {
 
-  // z = round(cap(round(q̂·k̂) · s · ℓ_i)), cap(u) = c·tanh(u/c), ℓ_i = lengthScale · ln n_i.
+// The logits of every (query, key) pair, z = round(cap(round(q̂·k̂) · s · ℓ_i)) with
+// cap(u) = c·tanh(u/c) and ℓ_i = lengthScale · ln n_i, and what the backward needs of them.
+struct ReferenceLogits {
+  std::vector<double> qn, kn;       // q̂ and k̂ (q and k without QK-norm), T×d
+  std::vector<double> qInv, kInv;   // 1/√(… + ε) of each row (QK-norm only)
+  std::vector<double> rowFactor;    // ℓ_i, 1 when off
+  std::vector<double> raw, normed;  // round(q·k), round(q̂·k̂), T×T
+  std::vector<double> z, capSlope;  // the logits and 1 − tanh² of the cap (1 when off), T×T
+};
+
+ReferenceLogits reference_logits(const Config& c, const ReferenceInputs& in, double s) {
+  const int T = c.seqLen, d = c.dk;
   const bool norm = c.qkNorm != QkNorm::none;
-  std::vector<double> qInv, kInv;
-  const std::vector<double> qn = norm ? reference_normalize(c, in.q, T, d, qInv) : in.q;
-  const std::vector<double> kn = norm ? reference_normalize(c, in.k, T, d, kInv) : in.k;
-  std::vector<double> rowFactor(T, 1.0);
+  ReferenceLogits L;
+  L.qn = norm ? reference_normalize(c, in.q, T, d, L.qInv) : in.q;
+  L.kn = norm ? reference_normalize(c, in.k, T, d, L.kInv) : in.k;
+  L.rowFactor.assign(T, 1.0);
   if (c.lengthScale > 0)
     for (int i = 0; i < T; ++i)
-      rowFactor[i] = c.lengthScale * std::log(visible_keys(i, T, c.causal));
-  std::vector<double> raw(static_cast<std::size_t>(T) * T), normed(raw.size()), z(raw.size()),
-      capSlope(raw.size(), 1.0);
+      L.rowFactor[i] = c.lengthScale * std::log(visible_keys(i, T, c.causal));
+  L.raw.resize(static_cast<std::size_t>(T) * T);
+  L.normed.resize(L.raw.size());
+  L.z.resize(L.raw.size());
+  L.capSlope.assign(L.raw.size(), 1.0);
   for (int i = 0; i < T; ++i)
     for (int j = 0; j < T; ++j) {
       double dot = 0, ndot = 0;
       for (int k = 0; k < d; ++k) {
         dot += in.q[i * d + k] * in.k[j * d + k];
-        ndot += qn[i * d + k] * kn[j * d + k];
+        ndot += L.qn[i * d + k] * L.kn[j * d + k];
       }
-      raw[i * T + j] = round_to(c, dot);
-      normed[i * T + j] = round_to(c, ndot);
-      double u = normed[i * T + j] * s * rowFactor[i];
+      L.raw[i * T + j] = round_to(c, dot);
+      L.normed[i * T + j] = round_to(c, ndot);
+      double u = L.normed[i * T + j] * s * L.rowFactor[i];
       if (c.softcap > 0) {
         const double th = std::tanh(u / c.softcap);
         u = c.softcap * th;
-        capSlope[i * T + j] = 1 - th * th;
+        L.capSlope[i * T + j] = 1 - th * th;
       }
-      z[i * T + j] = round_to(c, u);
+      L.z[i * T + j] = round_to(c, u);
     }
+  return L;
+}
 
-  auto moments = [&](const std::vector<double>& m, double& mean, double& sd, double* lo, double* hi,
-                     std::uint64_t* nonFinite) {
-    double sum = 0, sumSq = 0, n = 0, mn = INFINITY, mx = -INFINITY;
-    std::uint64_t bad = 0;
-    for (int i = 0; i < T; ++i)
-      for (int j = 0; j < visible_keys(i, T, c.causal); ++j) {
-        const double x = m[i * T + j];
-        if (!std::isfinite(x)) {
-          ++bad;
-          continue;
-        }
-        sum += x;
-        n += 1;
-        mn = std::min(mn, x);
-        mx = std::max(mx, x);
+// Mean and σ of m (T×T) over the pairs the mask lets through, and where wanted its smallest and
+// largest finite value and how many are not finite (left out of the moments).
+void visible_moments(const Config& c, const std::vector<double>& m, double& mean, double& sd,
+                     double* lo, double* hi, std::uint64_t* nonFinite) {
+  const int T = c.seqLen;
+  double sum = 0, sumSq = 0, n = 0, mn = INFINITY, mx = -INFINITY;
+  std::uint64_t bad = 0;
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j < visible_keys(i, T, c.causal); ++j) {
+      const double x = m[i * T + j];
+      if (!std::isfinite(x)) {
+        ++bad;
+        continue;
       }
-    mean = sum / n;
-    for (int i = 0; i < T; ++i)
-      for (int j = 0; j < visible_keys(i, T, c.causal); ++j) {
-        const double x = m[i * T + j];
-        if (std::isfinite(x)) sumSq += (x - mean) * (x - mean);
-      }
-    sd = std::sqrt(sumSq / n);
-    if (lo) *lo = mn;
-    if (hi) *hi = mx;
-    if (nonFinite) *nonFinite = bad;
-  };
-  moments(raw, st.rawLogitMean, st.rawLogitStd, nullptr, nullptr, nullptr);
-  double normMean = 0;
-  moments(normed, normMean, st.normLogitStd, nullptr, nullptr, nullptr);
-  moments(z, st.logitMean, st.logitStd, &st.logitMin, &st.logitMax, &st.nonFinite.logits);
+      sum += x;
+      n += 1;
+      mn = std::min(mn, x);
+      mx = std::max(mx, x);
+    }
+  mean = sum / n;
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j < visible_keys(i, T, c.causal); ++j) {
+      const double x = m[i * T + j];
+      if (std::isfinite(x)) sumSq += (x - mean) * (x - mean);
+    }
+  sd = std::sqrt(sumSq / n);
+  if (lo) *lo = mn;
+  if (hi) *hi = mx;
+  if (nonFinite) *nonFinite = bad;
+}
 
+// The softmax of every row of z into out.attention, with each row's entropy, largest weight and
+// Jacobian norm, and their means over the finite rows into out.stats.
+void reference_softmax(const Config& c, const std::vector<double>& z, ReferenceResult& out) {
+  const int T = c.seqLen;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  RunStats& st = out.stats;
   std::vector<double>& p = out.attention;
   p.assign(static_cast<std::size_t>(T) * T, 0.0);
   out.rowEntropy.resize(T);
@@ -208,18 +220,27 @@ ReferenceResult reference_run(const Config& c, const ReferenceInputs& in) {
   st.jacobianNormMean = jSum / finiteRows;
   st.jacobianNormMedian = median_of_finite(rowNorms);
   st.nonFiniteRows = T - finiteRows;
+}
 
+// O = PV, rounded to the format, into out.output.
+void reference_output(const Config& c, const ReferenceInputs& in, ReferenceResult& out) {
+  const int T = c.seqLen, d = c.dk;
+  const std::vector<double>& p = out.attention;
   out.output.assign(static_cast<std::size_t>(T) * d, 0.0);
   for (int i = 0; i < T; ++i)
     for (int k = 0; k < d; ++k) {
       double o = 0;
       for (int j = 0; j < T; ++j) o += p[i * T + j] * in.v[j * d + k];
       out.output[i * d + k] = round_to(c, o);
-      st.nonFinite.output += std::isfinite(out.output[i * d + k]) ? 0 : 1;
+      out.stats.nonFinite.output += std::isfinite(out.output[i * d + k]) ? 0 : 1;
     }
-  st.onlineMaxAbsDiff = c.softmax == SoftmaxMode::online ? 0.0 : nan;
+}
 
-  // Backward of L = Σ O ⊙ G.
+// The backward of L = Σ O ⊙ G into out.gradQ and out.gradK, and their RMS into out.stats.
+void reference_backward(const Config& c, const ReferenceInputs& in, const ReferenceLogits& L,
+                        double s, ReferenceResult& out) {
+  const int T = c.seqLen, d = c.dk;
+  const std::vector<double>& p = out.attention;
   std::vector<double> ds(static_cast<std::size_t>(T) * T, 0.0);
   for (int i = 0; i < T; ++i) {
     const int n = visible_keys(i, T, c.causal);
@@ -232,35 +253,60 @@ ReferenceResult reference_run(const Config& c, const ReferenceInputs& in) {
       r += p[i * T + j] * v;
     }
     for (int j = 0; j < n; ++j)
-      ds[i * T + j] = s * rowFactor[i] * capSlope[i * T + j] * p[i * T + j] * (dp[j] - r);
+      ds[i * T + j] = s * L.rowFactor[i] * L.capSlope[i * T + j] * p[i * T + j] * (dp[j] - r);
   }
   out.gradQ.assign(static_cast<std::size_t>(T) * d, 0.0);
   out.gradK.assign(static_cast<std::size_t>(T) * d, 0.0);
   for (int i = 0; i < T; ++i)
     for (int j = 0; j < T; ++j)
       for (int k = 0; k < d; ++k) {
-        out.gradQ[i * d + k] += ds[i * T + j] * kn[j * d + k];
-        out.gradK[j * d + k] += ds[i * T + j] * qn[i * d + k];
+        out.gradQ[i * d + k] += ds[i * T + j] * L.kn[j * d + k];
+        out.gradK[j * d + k] += ds[i * T + j] * L.qn[i * d + k];
       }
-  if (norm) {
-    reference_normalize_backward(c.qkNorm, qn, qInv, T, d, out.gradQ);
-    reference_normalize_backward(c.qkNorm, kn, kInv, T, d, out.gradK);
+  if (c.qkNorm != QkNorm::none) {
+    reference_normalize_backward(c.qkNorm, L.qn, L.qInv, T, d, out.gradQ);
+    reference_normalize_backward(c.qkNorm, L.kn, L.kInv, T, d, out.gradK);
   }
   auto rmsOf = [](const std::vector<double>& x) {
     double sum = 0;
     for (double v : x) sum += v * v;
     return std::sqrt(sum / static_cast<double>(x.size()));
   };
-  st.gradNormQ = rmsOf(out.gradQ);
-  st.gradNormK = rmsOf(out.gradK);
+  out.stats.gradNormQ = rmsOf(out.gradQ);
+  out.stats.gradNormK = rmsOf(out.gradK);
+}
+
+}  // namespace
+
+ReferenceResult reference_run(const Config& c, const ReferenceInputs& in) {
+  const double s = scale_factor(c);
+  ReferenceResult out;
+  RunStats& st = out.stats;
+  st.scaleFactor = s;
+  st.largestFinite = largest_finite(c.format.precision);
+  st.rawLogitStdTheory =
+      raw_logit_std_theory(c.dk, c.seqLen, c.causal, c.mean, c.std, c.correlation);
+
+  ReferenceLogits L = reference_logits(c, in, s);
+  visible_moments(c, L.raw, st.rawLogitMean, st.rawLogitStd, nullptr, nullptr, nullptr);
+  double normMean = 0;
+  visible_moments(c, L.normed, normMean, st.normLogitStd, nullptr, nullptr, nullptr);
+  visible_moments(c, L.z, st.logitMean, st.logitStd, &st.logitMin, &st.logitMax,
+                  &st.nonFinite.logits);
+
+  reference_softmax(c, L.z, out);
+  reference_output(c, in, out);
+  st.onlineMaxAbsDiff =
+      c.softmax == SoftmaxMode::online ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+  reference_backward(c, in, L, s, out);
   st.firstNonFiniteStage = st.nonFinite.logits    ? Stage::logits
                            : st.nonFinite.exp     ? Stage::exp
                            : st.nonFinite.weights ? Stage::weights
                            : st.nonFinite.output  ? Stage::output
                                                   : Stage::none;
-  out.rawLogits = std::move(raw);
-  out.normLogits = std::move(normed);
-  out.logits = std::move(z);
+  out.rawLogits = std::move(L.raw);
+  out.normLogits = std::move(L.normed);
+  out.logits = std::move(L.z);
   return out;
 }
 

@@ -45,170 +45,227 @@ void qk_norm_row_backward(QkNorm kind, const double* gain, const double* normed,
 
 }  // namespace
 
+namespace {
+
+// One example's tokens, the buffers of its forward and backward, and the logit spec's numbers.
+struct Example {
+  const Params<double>& p;
+  const LogitSpec& spec;
+  int T, D, dk, nV;
+  double r;     // 1/√3: the three role tokens are summed and scaled by it
+  double invN;  // 1/(B·T): the loss is the mean over the batch's positions
+  double mult;  // z = softcap(mult · q̂·k̂): scale times the length factor
+  double cap;
+  bool normed;
+  const std::int32_t *key = nullptr, *val = nullptr, *qry = nullptr, *tgt = nullptr;
+  std::vector<double> X, Q, K, V, S, P, O, Z, dZ, dO, dP, dS, dQ, dK, dV, dX, Qpre, Kpre, Qn, Kn,
+      rq, rk, U;
+
+  Example(const Params<double>& params, const LogitSpec& s, int B)
+      : p(params),
+        spec(s),
+        T(params.dims.T),
+        D(params.dims.D),
+        dk(params.dims.dk),
+        nV(params.dims.nV),
+        r(1.0 / std::sqrt(3.0)),
+        invN(1.0 / (static_cast<double>(B) * T)),
+        mult(s.scale * (s.lengthFactor != 0.0 ? s.lengthFactor : 1.0)),
+        cap(s.softcap),
+        normed(s.qkNorm != QkNorm::none) {
+    for (auto* v : {&X, &dX}) v->assign(T * D, 0.0);
+    for (auto* v : {&Q, &K, &V, &O, &dO, &dQ, &dK, &dV, &Qpre, &Kpre, &Qn, &Kn})
+      v->assign(T * dk, 0.0);
+    for (auto* v : {&S, &P, &dP, &dS, &U}) v->assign(T * T, 0.0);
+    for (auto* v : {&Z, &dZ}) v->assign(T * nV, 0.0);
+    for (auto* v : {&rq, &rk}) v->assign(T, 0.0);
+  }
+};
+
+// X from the embeddings, then Q, K, V, with QK-norm and its gains where the spec has it.
+void embed_and_project(Example& x) {
+  const Params<double>& p = x.p;
+  const Dims& d = p.dims;
+  const int T = x.T, D = x.D, dk = x.dk;
+  for (int j = 0; j < T; ++j)
+    for (int m = 0; m < D; ++m)
+      x.X[j * D + m] = (p.E[x.key[j] * D + m] + p.E[d.value_row(x.val[j]) * D + m] +
+                        p.E[d.query_row(x.qry[j]) * D + m]) *
+                       x.r;
+  for (int j = 0; j < T; ++j)
+    for (int c = 0; c < dk; ++c) {
+      double q = 0, k = 0, v = 0;
+      for (int m = 0; m < D; ++m) {
+        q += x.X[j * D + m] * p.Wq[m * dk + c];
+        k += x.X[j * D + m] * p.Wk[m * dk + c];
+        v += x.X[j * D + m] * p.Wv[m * dk + c];
+      }
+      x.Q[j * dk + c] = q, x.K[j * dk + c] = k, x.V[j * dk + c] = v;
+    }
+  if (!x.normed) return;
+  x.Qpre = x.Q, x.Kpre = x.K;
+  for (int j = 0; j < T; ++j) {
+    qk_norm_row(x.spec.qkNorm, p.gq.data(), &x.Qpre[j * dk], &x.Q[j * dk], &x.Qn[j * dk], x.rq[j],
+                dk);
+    qk_norm_row(x.spec.qkNorm, p.gk.data(), &x.Kpre[j * dk], &x.K[j * dk], &x.Kn[j * dk], x.rk[j],
+                dk);
+  }
+}
+
+// The attention weights P, O = PV and the read-out's logits Z; adds each position's cross-entropy
+// to `loss` (in the same order as one sum over the batch) and leaves its gradient in dZ.
+void attend_and_read_out(Example& x, double& loss) {
+  const int T = x.T, dk = x.dk, nV = x.nV;
+  for (int i = 0; i < T; ++i) {
+    double mx = -INFINITY;
+    for (int j = 0; j < T; ++j) {
+      double s = 0;
+      for (int c = 0; c < dk; ++c) s += x.Q[i * dk + c] * x.K[j * dk + c];
+      x.U[i * T + j] = s * x.mult;
+      x.S[i * T + j] = x.cap > 0 ? x.cap * std::tanh(x.U[i * T + j] / x.cap) : x.U[i * T + j];
+      mx = std::fmax(mx, x.S[i * T + j]);
+    }
+    double z = 0;
+    for (int j = 0; j < T; ++j) z += (x.P[i * T + j] = std::exp(x.S[i * T + j] - mx));
+    for (int j = 0; j < T; ++j) x.P[i * T + j] /= z;
+  }
+  for (int i = 0; i < T; ++i)
+    for (int c = 0; c < dk; ++c) {
+      double o = 0;
+      for (int j = 0; j < T; ++j) o += x.P[i * T + j] * x.V[j * dk + c];
+      x.O[i * dk + c] = o;
+    }
+  for (int i = 0; i < T; ++i) {
+    double mx = -INFINITY;
+    for (int v = 0; v < nV; ++v) {
+      double z = 0;
+      for (int c = 0; c < dk; ++c) z += x.O[i * dk + c] * x.p.Wo[c * nV + v];
+      x.Z[i * nV + v] = z;
+      mx = std::fmax(mx, z);
+    }
+    double sum = 0;
+    for (int v = 0; v < nV; ++v) sum += std::exp(x.Z[i * nV + v] - mx);
+    loss += std::log(sum) - (x.Z[i * nV + x.tgt[i]] - mx);
+    for (int v = 0; v < nV; ++v)
+      x.dZ[i * nV + v] =
+          (std::exp(x.Z[i * nV + v] - mx) / sum - (v == x.tgt[i] ? 1.0 : 0.0)) * x.invN;
+  }
+}
+
+// dZ back through the read-out (into g.Wo), O = PV (dP, dV), the softmax, the soft-cap and the
+// multiplier (dS), to dQ and dK.
+void backward_to_qk(Example& x, Params<double>& g) {
+  const int T = x.T, dk = x.dk, nV = x.nV;
+  for (int c = 0; c < dk; ++c)
+    for (int v = 0; v < nV; ++v) {
+      double s = 0;
+      for (int i = 0; i < T; ++i) s += x.O[i * dk + c] * x.dZ[i * nV + v];
+      g.Wo[c * nV + v] += s;
+    }
+  for (int i = 0; i < T; ++i)
+    for (int c = 0; c < dk; ++c) {
+      double s = 0;
+      for (int v = 0; v < nV; ++v) s += x.dZ[i * nV + v] * x.p.Wo[c * nV + v];
+      x.dO[i * dk + c] = s;
+    }
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j < T; ++j) {
+      double s = 0;
+      for (int c = 0; c < dk; ++c) s += x.dO[i * dk + c] * x.V[j * dk + c];
+      x.dP[i * T + j] = s;
+    }
+  for (int j = 0; j < T; ++j)
+    for (int c = 0; c < dk; ++c) {
+      double s = 0;
+      for (int i = 0; i < T; ++i) s += x.P[i * T + j] * x.dO[i * dk + c];
+      x.dV[j * dk + c] = s;
+    }
+  // softmax (Jacobian diag(p) - p p^T), the soft-cap (1 - tanh^2), then the multiplier
+  for (int i = 0; i < T; ++i) {
+    double dot = 0;
+    for (int j = 0; j < T; ++j) dot += x.P[i * T + j] * x.dP[i * T + j];
+    for (int j = 0; j < T; ++j) {
+      const double th = x.cap > 0 ? std::tanh(x.U[i * T + j] / x.cap) : 0.0;
+      x.dS[i * T + j] = x.P[i * T + j] * (x.dP[i * T + j] - dot) * (1.0 - th * th) * x.mult;
+    }
+  }
+  for (int i = 0; i < T; ++i)
+    for (int c = 0; c < dk; ++c) {
+      double sq = 0, sk = 0;
+      for (int j = 0; j < T; ++j) {
+        sq += x.dS[i * T + j] * x.K[j * dk + c];
+        sk += x.dS[j * T + i] * x.Q[j * dk + c];
+      }
+      x.dQ[i * dk + c] = sq;
+      x.dK[i * dk + c] = sk;
+    }
+}
+
+// dQ and dK back through QK-norm (into the gains' gradients), the projections and the
+// embeddings.
+void backward_to_embeddings(Example& x, Params<double>& g) {
+  const Params<double>& p = x.p;
+  const Dims& d = p.dims;
+  const int T = x.T, D = x.D, dk = x.dk;
+  if (x.normed) {
+    std::vector<double> row(dk);
+    for (int j = 0; j < T; ++j) {
+      qk_norm_row_backward(x.spec.qkNorm, p.gq.data(), &x.Qn[j * dk], x.rq[j], &x.dQ[j * dk],
+                           row.data(), g.gq.data(), dk);
+      std::copy(row.begin(), row.end(), x.dQ.begin() + j * dk);
+      qk_norm_row_backward(x.spec.qkNorm, p.gk.data(), &x.Kn[j * dk], x.rk[j], &x.dK[j * dk],
+                           row.data(), g.gk.data(), dk);
+      std::copy(row.begin(), row.end(), x.dK.begin() + j * dk);
+    }
+  }
+  for (int m = 0; m < D; ++m)
+    for (int c = 0; c < dk; ++c) {
+      double sq = 0, sk = 0, sv = 0;
+      for (int j = 0; j < T; ++j) {
+        sq += x.X[j * D + m] * x.dQ[j * dk + c];
+        sk += x.X[j * D + m] * x.dK[j * dk + c];
+        sv += x.X[j * D + m] * x.dV[j * dk + c];
+      }
+      g.Wq[m * dk + c] += sq;
+      g.Wk[m * dk + c] += sk;
+      g.Wv[m * dk + c] += sv;
+    }
+  for (int j = 0; j < T; ++j)
+    for (int m = 0; m < D; ++m) {
+      double s = 0;
+      for (int c = 0; c < dk; ++c)
+        s += x.dQ[j * dk + c] * p.Wq[m * dk + c] + x.dK[j * dk + c] * p.Wk[m * dk + c] +
+             x.dV[j * dk + c] * p.Wv[m * dk + c];
+      x.dX[j * D + m] = s * x.r;
+    }
+  for (int j = 0; j < T; ++j)
+    for (int m = 0; m < D; ++m) {
+      g.E[x.key[j] * D + m] += x.dX[j * D + m];
+      g.E[d.value_row(x.val[j]) * D + m] += x.dX[j * D + m];
+      g.E[d.query_row(x.qry[j]) * D + m] += x.dX[j * D + m];
+    }
+}
+
+}  // namespace
+
 double reference_loss_and_grad(const Params<double>& p, const Batch& batch, const LogitSpec& spec,
                                Params<double>* grads) {
-  const Dims& d = p.dims;
-  const int T = d.T, D = d.D, dk = d.dk, nV = d.nV, B = batch.B;
-  const double r = 1.0 / std::sqrt(3.0);
-  const double invN = 1.0 / (static_cast<double>(B) * T);
-  const bool normed = spec.qkNorm != QkNorm::none;
-  // z = softcap(scale * q^.k^ * lengthFactor): the factor on q^.k^ before the cap
-  const double mult = spec.scale * (spec.lengthFactor != 0.0 ? spec.lengthFactor : 1.0);
-  const double cap = spec.softcap;
-  if (grads) {
-    grads->resize(d, normed);
-  }
-  std::vector<double> X(T * D), Q(T * dk), K(T * dk), V(T * dk), S(T * T), P(T * T), O(T * dk),
-      Z(T * nV), dZ(T * nV), dO(T * dk), dP(T * T), dS(T * T), dQ(T * dk), dK(T * dk), dV(T * dk),
-      dX(T * D), Qpre(T * dk), Kpre(T * dk), Qn(T * dk), Kn(T * dk), rq(T), rk(T), U(T * T);
+  const int T = p.dims.T, B = batch.B;
+  if (grads) grads->resize(p.dims, spec.qkNorm != QkNorm::none);
+  Example x(p, spec, B);
   double loss = 0.0;
   for (int e = 0; e < B; ++e) {
-    const std::int32_t* key = &batch.key[e * T];
-    const std::int32_t* val = &batch.val[e * T];
-    const std::int32_t* qry = &batch.qry[e * T];
-    const std::int32_t* tgt = &batch.target[e * T];
-    for (int j = 0; j < T; ++j)
-      for (int m = 0; m < D; ++m)
-        X[j * D + m] = (p.E[key[j] * D + m] + p.E[d.value_row(val[j]) * D + m] +
-                        p.E[d.query_row(qry[j]) * D + m]) *
-                       r;
-    for (int j = 0; j < T; ++j)
-      for (int c = 0; c < dk; ++c) {
-        double q = 0, k = 0, v = 0;
-        for (int m = 0; m < D; ++m) {
-          q += X[j * D + m] * p.Wq[m * dk + c];
-          k += X[j * D + m] * p.Wk[m * dk + c];
-          v += X[j * D + m] * p.Wv[m * dk + c];
-        }
-        Q[j * dk + c] = q, K[j * dk + c] = k, V[j * dk + c] = v;
-      }
-    if (normed) {
-      Qpre = Q, Kpre = K;
-      for (int j = 0; j < T; ++j) {
-        qk_norm_row(spec.qkNorm, p.gq.data(), &Qpre[j * dk], &Q[j * dk], &Qn[j * dk], rq[j], dk);
-        qk_norm_row(spec.qkNorm, p.gk.data(), &Kpre[j * dk], &K[j * dk], &Kn[j * dk], rk[j], dk);
-      }
-    }
-    for (int i = 0; i < T; ++i) {
-      double mx = -INFINITY;
-      for (int j = 0; j < T; ++j) {
-        double s = 0;
-        for (int c = 0; c < dk; ++c) s += Q[i * dk + c] * K[j * dk + c];
-        U[i * T + j] = s * mult;
-        S[i * T + j] = cap > 0 ? cap * std::tanh(U[i * T + j] / cap) : U[i * T + j];
-        mx = std::fmax(mx, S[i * T + j]);
-      }
-      double z = 0;
-      for (int j = 0; j < T; ++j) z += (P[i * T + j] = std::exp(S[i * T + j] - mx));
-      for (int j = 0; j < T; ++j) P[i * T + j] /= z;
-    }
-    for (int i = 0; i < T; ++i)
-      for (int c = 0; c < dk; ++c) {
-        double o = 0;
-        for (int j = 0; j < T; ++j) o += P[i * T + j] * V[j * dk + c];
-        O[i * dk + c] = o;
-      }
-    for (int i = 0; i < T; ++i) {
-      double mx = -INFINITY;
-      for (int v = 0; v < nV; ++v) {
-        double z = 0;
-        for (int c = 0; c < dk; ++c) z += O[i * dk + c] * p.Wo[c * nV + v];
-        Z[i * nV + v] = z;
-        mx = std::fmax(mx, z);
-      }
-      double sum = 0;
-      for (int v = 0; v < nV; ++v) sum += std::exp(Z[i * nV + v] - mx);
-      loss += std::log(sum) - (Z[i * nV + tgt[i]] - mx);
-      for (int v = 0; v < nV; ++v)
-        dZ[i * nV + v] = (std::exp(Z[i * nV + v] - mx) / sum - (v == tgt[i] ? 1.0 : 0.0)) * invN;
-    }
+    x.key = &batch.key[e * T];
+    x.val = &batch.val[e * T];
+    x.qry = &batch.qry[e * T];
+    x.tgt = &batch.target[e * T];
+    embed_and_project(x);
+    attend_and_read_out(x, loss);
     if (!grads) continue;
-    Params<double>& g = *grads;
-    // read-out
-    for (int c = 0; c < dk; ++c)
-      for (int v = 0; v < nV; ++v) {
-        double s = 0;
-        for (int i = 0; i < T; ++i) s += O[i * dk + c] * dZ[i * nV + v];
-        g.Wo[c * nV + v] += s;
-      }
-    for (int i = 0; i < T; ++i)
-      for (int c = 0; c < dk; ++c) {
-        double s = 0;
-        for (int v = 0; v < nV; ++v) s += dZ[i * nV + v] * p.Wo[c * nV + v];
-        dO[i * dk + c] = s;
-      }
-    // O = P V
-    for (int i = 0; i < T; ++i)
-      for (int j = 0; j < T; ++j) {
-        double s = 0;
-        for (int c = 0; c < dk; ++c) s += dO[i * dk + c] * V[j * dk + c];
-        dP[i * T + j] = s;
-      }
-    for (int j = 0; j < T; ++j)
-      for (int c = 0; c < dk; ++c) {
-        double s = 0;
-        for (int i = 0; i < T; ++i) s += P[i * T + j] * dO[i * dk + c];
-        dV[j * dk + c] = s;
-      }
-    // softmax (Jacobian diag(p) - p p^T), the soft-cap (1 - tanh^2), then the multiplier
-    for (int i = 0; i < T; ++i) {
-      double dot = 0;
-      for (int j = 0; j < T; ++j) dot += P[i * T + j] * dP[i * T + j];
-      for (int j = 0; j < T; ++j) {
-        const double th = cap > 0 ? std::tanh(U[i * T + j] / cap) : 0.0;
-        dS[i * T + j] = P[i * T + j] * (dP[i * T + j] - dot) * (1.0 - th * th) * mult;
-      }
-    }
-    for (int i = 0; i < T; ++i)
-      for (int c = 0; c < dk; ++c) {
-        double sq = 0, sk = 0;
-        for (int j = 0; j < T; ++j) {
-          sq += dS[i * T + j] * K[j * dk + c];
-          sk += dS[j * T + i] * Q[j * dk + c];
-        }
-        dQ[i * dk + c] = sq;
-        dK[i * dk + c] = sk;
-      }
-    if (normed) {
-      std::vector<double> row(dk);
-      for (int j = 0; j < T; ++j) {
-        qk_norm_row_backward(spec.qkNorm, p.gq.data(), &Qn[j * dk], rq[j], &dQ[j * dk], row.data(),
-                             grads->gq.data(), dk);
-        std::copy(row.begin(), row.end(), dQ.begin() + j * dk);
-        qk_norm_row_backward(spec.qkNorm, p.gk.data(), &Kn[j * dk], rk[j], &dK[j * dk], row.data(),
-                             grads->gk.data(), dk);
-        std::copy(row.begin(), row.end(), dK.begin() + j * dk);
-      }
-    }
-    // projections
-    for (int m = 0; m < D; ++m)
-      for (int c = 0; c < dk; ++c) {
-        double sq = 0, sk = 0, sv = 0;
-        for (int j = 0; j < T; ++j) {
-          sq += X[j * D + m] * dQ[j * dk + c];
-          sk += X[j * D + m] * dK[j * dk + c];
-          sv += X[j * D + m] * dV[j * dk + c];
-        }
-        g.Wq[m * dk + c] += sq;
-        g.Wk[m * dk + c] += sk;
-        g.Wv[m * dk + c] += sv;
-      }
-    for (int j = 0; j < T; ++j)
-      for (int m = 0; m < D; ++m) {
-        double s = 0;
-        for (int c = 0; c < dk; ++c)
-          s += dQ[j * dk + c] * p.Wq[m * dk + c] + dK[j * dk + c] * p.Wk[m * dk + c] +
-               dV[j * dk + c] * p.Wv[m * dk + c];
-        dX[j * D + m] = s * r;
-      }
-    for (int j = 0; j < T; ++j)
-      for (int m = 0; m < D; ++m) {
-        g.E[key[j] * D + m] += dX[j * D + m];
-        g.E[d.value_row(val[j]) * D + m] += dX[j * D + m];
-        g.E[d.query_row(qry[j]) * D + m] += dX[j * D + m];
-      }
+    backward_to_qk(x, *grads);
+    backward_to_embeddings(x, *grads);
   }
-  return loss * invN;
+  return loss * x.invN;
 }
 
 }  // namespace attnscale::train
