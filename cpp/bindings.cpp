@@ -291,10 +291,8 @@ class JsEngine {
     Format f;
     f.saturate = saturate;
     if (!parse_precision(precision, f.precision))
-      return error_value("RangeError",
-                         "precision must be one of 'fp32', 'bf16', 'fp16', "
-                         "'fp8e4m3', 'fp8e5m2', got \"" +
-                             precision.substr(0, 40) + "\"");
+      return error_value("RangeError", "precision must be one of " + precision_names_text(true) +
+                                           ", got \"" + precision.substr(0, 40) + "\"");
     if (!input.instanceof (val::global("Float32Array")))
       return error_value("TypeError", "values must be a Float32Array");
     const std::size_t n = input["length"].as<std::size_t>();

@@ -141,8 +141,8 @@ inline bool read_scales(const FieldMap& fields, const val& scales, std::vector<C
     return err.ok();
   }
   const std::string expected =
-      "scales must be a non-empty array (at most 8 entries, no repeats) of 'none', 'sqrt', "
-      "'linear' or finite numbers > 0";
+      "scales must be a non-empty array (at most 8 entries, no repeats) of " + scaling_keys_text() +
+      " or finite numbers > 0";
   if (!val::global("Array").call<bool>("isArray", scales)) {
     err = {"TypeError", expected + ", got " + scales.typeOf().as<std::string>()};
     return false;
@@ -336,18 +336,8 @@ inline bool read_copies(const val& cfg, std::vector<CopySpec>& out, ConfigError&
 inline std::string copies_json(const std::vector<CopySpec>& copies) {
   if (copies.empty()) return "";
   std::string out = ",\"copies\":[";
-  for (std::size_t i = 0; i < copies.size(); ++i) {
-    const CopySpec& c = copies[i];
-    const std::string scale = c.scaleMode == ScaleMode::custom
-                                  ? val(c.customScale).call<std::string>("toString")
-                              : c.scaleMode == ScaleMode::none ? "\"none\""
-                              : c.scaleMode == ScaleMode::sqrt ? "\"sqrt\""
-                                                               : "\"linear\"";
-    out += (i ? ",{" : "{") + std::string("\"name\":\"") + c.name + "\",\"scale\":" + scale +
-           ",\"qkNorm\":\"" + qk_norm_name(c.qkNorm) +
-           "\",\"softcap\":" + val(c.softcap).call<std::string>("toString") +
-           ",\"lengthScale\":" + val(c.lengthScale).call<std::string>("toString") + "}";
-  }
+  for (std::size_t i = 0; i < copies.size(); ++i)
+    out += (i ? "," : "") + copy_spec_json(copies[i], false);
   return out + "]";
 }
 

@@ -10,14 +10,32 @@ namespace attnscale {
 
 enum class QkNorm : int { none = 0, rms = 1, layer = 2 };
 
-inline const char* qk_norm_name(QkNorm n) {
-  return n == QkNorm::rms ? "rms" : n == QkNorm::layer ? "layer" : "none";
+// The QK-norms, one row each: engine.schema's `qkNorm` choices and the training copies' labels.
+struct QkNormInfo {
+  QkNorm norm;
+  const char* key;    // the config's value (qkNorm: 'rms')
+  const char* label;  // what a control shows
+  const char* named;  // how a training copy's label names it before its scaling ("RMS-norm")
+};
+
+inline constexpr QkNormInfo kQkNorms[] = {
+    {QkNorm::none, "none", "none", ""},
+    {QkNorm::rms, "rms", "RMS norm", "RMS-norm"},
+    {QkNorm::layer, "layer", "layer norm", "layer-norm"},
+};
+
+inline const QkNormInfo& qk_norm_info(QkNorm n) {
+  for (const QkNormInfo& q : kQkNorms)
+    if (q.norm == n) return q;
+  return kQkNorms[0];
 }
 
+inline const char* qk_norm_name(QkNorm n) { return qk_norm_info(n).key; }
+
 inline bool parse_qk_norm(std::string_view name, QkNorm& out) {
-  for (QkNorm n : {QkNorm::none, QkNorm::rms, QkNorm::layer})
-    if (name == qk_norm_name(n)) {
-      out = n;
+  for (const QkNormInfo& q : kQkNorms)
+    if (name == q.key) {
+      out = q.norm;
       return true;
     }
   return false;

@@ -26,18 +26,9 @@ void round_array(float* data, std::size_t n, bool saturate) {
 }  // namespace
 
 void round_inplace(Format f, float* data, std::size_t n) {
-  switch (f.precision) {
-    case Precision::bf16:
-      return round_array<Precision::bf16>(data, n, f.saturate);
-    case Precision::fp16:
-      return round_array<Precision::fp16>(data, n, f.saturate);
-    case Precision::fp8e4m3:
-      return round_array<Precision::fp8e4m3>(data, n, f.saturate);
-    case Precision::fp8e5m2:
-      return round_array<Precision::fp8e5m2>(data, n, f.saturate);
-    case Precision::fp32:
-      return;
-  }
+  if (f.precision == Precision::fp32) return;
+  with_precision(f.precision,
+                 [&](auto p) { round_array<decltype(p)::value>(data, n, f.saturate); });
 }
 
 }  // namespace attnscale

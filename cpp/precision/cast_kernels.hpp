@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "precision/format.hpp"
 #include "simd/batch.hpp"
@@ -122,20 +123,28 @@ inline simd::vf round_batch(simd::vf x, bool saturate) {
   }
 }
 
-inline simd::vf round_batch(Format f, simd::vf x) {
-  switch (f.precision) {
+// Calls f(std::integral_constant<Precision, P>{}) for p: the one switch over the formats, for the
+// loops that pick their format once outside (round_inplace, round_batch below).
+template <class F>
+inline decltype(auto) with_precision(Precision p, F&& f) {
+  switch (p) {
     case Precision::bf16:
-      return round_bf16(x);
+      return f(std::integral_constant<Precision, Precision::bf16>{});
     case Precision::fp16:
-      return round_fp16(x);
+      return f(std::integral_constant<Precision, Precision::fp16>{});
     case Precision::fp8e4m3:
-      return round_fp8e4m3(x, f.saturate);
+      return f(std::integral_constant<Precision, Precision::fp8e4m3>{});
     case Precision::fp8e5m2:
-      return round_fp8e5m2(x, f.saturate);
+      return f(std::integral_constant<Precision, Precision::fp8e5m2>{});
     case Precision::fp32:
       break;
   }
-  return x;
+  return f(std::integral_constant<Precision, Precision::fp32>{});
+}
+
+inline simd::vf round_batch(Format f, simd::vf x) {
+  return with_precision(f.precision,
+                        [&](auto p) { return round_batch<decltype(p)::value>(x, f.saturate); });
 }
 
 }  // namespace attnscale

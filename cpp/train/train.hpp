@@ -1,7 +1,7 @@
-// The training panel's engine: one attention layer trained side by side with the logit scale
-// s = 1 ("none"), 1/sqrt(d_k) ("sqrt"), 1/d_k ("linear") and, when set, a user multiplier
-// ("custom"). All copies start from the same initialisation and see the same batches.
-// The copies can also be chosen (TrainConfig::copies). Each copy forms its logits as
+// The training panel's engine: one attention layer trained side by side with each named logit
+// scale (config/scalings.hpp: s = 1 "none", 1/sqrt(d_k) "sqrt", 1/d_k "linear") and, when set, a
+// user multiplier ("custom"). All copies start from the same initialisation and see the same
+// batches. The copies can also be chosen (TrainConfig::copies). Each copy forms its logits as
 //   q^ = g_q * norm(q), k^ = g_k * norm(k)   QK-norm (rms or layer, learnable gain init 1) or none
 //   z = softcap_c(scale * q^.k^ * s ln T)      softcap_c(u) = c tanh(u / c); each factor optional
 // in that order, as the measurement engine does.
@@ -66,8 +66,6 @@
 namespace attnscale {
 
 enum class Optimizer : int { sgd = 0, adam = 1 };
-// Index order of the copies in every output array; custom only exists when hasCustom.
-enum class Copy : int { none = 0, sqrt = 1, linear = 2, custom = 3 };
 // Metric order inside one copy's block of step() output.
 enum class TrainMetric : int {
   loss = 0,
@@ -118,17 +116,24 @@ struct TrainConfig {
   std::vector<CopySpec> copies;
 };
 
-// The copies a config trains, in output order (the defaults when cfg.copies is empty).
+// The copies a config trains, in output order: cfg.copies, or when it is empty the default ones,
+// one per named scaling (kScalings, named by its key) and "custom" when hasCustom.
 std::vector<CopySpec> resolved_copies(const TrainConfig& cfg);
-// The multiplier of a copy's logits at d_k = dk.
-double spec_scale(const CopySpec& c, int dk);
+// The multiplier of a copy's logits at d_k = dk (scale_factor's float32).
+float spec_scale(const CopySpec& c, int dk);
+
+// The copies the training panel offers, in its order: the default copies, then each with QK-norm,
+// a soft-cap or a length factor that the training findings measure (docs/science.md). Each is
+// named and labelled from its scale, norm, cap and length factor (copy_name, copy_label).
+std::vector<CopySpec> copy_choices();
+std::string copy_name(const CopySpec& c);   // "sqrt", "rms_sqrt", "none_cap5", "sqrt_logn"
+std::string copy_label(const CopySpec& c);  // "1/√d_k", "RMS-norm + 1/√d_k", "none + soft-cap 5"
 
 // "" when valid, else one message naming the JS field and its valid range.
 std::string validate_train_config(const TrainConfig& cfg);
 // The same for one copy; `where` names it in the message ("copies[2]").
 std::string validate_copy_spec(const CopySpec& spec, const std::string& where);
 
-const char* copy_name(Copy c);            // "none" | "sqrt" | "linear" | "custom"
 const char* optimizer_name(Optimizer o);  // "sgd" | "adam"
 bool parse_optimizer(std::string_view name, Optimizer& out);
 const char* train_metric_name(TrainMetric m);  // "loss", "accuracy", ... as in the JS API
@@ -149,7 +154,7 @@ class Trainer {
 
   const std::string& error() const { return error_; }
   const TrainConfig& config() const { return cfg_; }
-  int copies() const;  // 3, 4 with a custom scale, or the length of cfg.copies; 0 when invalid
+  int copies() const;  // resolved_copies(config).size(); 0 when invalid
   const CopySpec& copy_spec(int index) const;
   int copy_index(std::string_view name) const;  // -1 when there is no copy of that name
   long long steps_done() const { return steps_; }
@@ -163,7 +168,6 @@ class Trainer {
   // (drawn once from the seed) under the copy's current parameters; empty if the copy is absent.
   std::vector<float> attention(int copy) const;
   void attention(int copy, float* out) const;  // out: seqLen * seqLen floats
-  std::vector<float> attention(Copy c) const { return attention(static_cast<int>(c)); }
 
   // The queries and keys (seqLen x dk each, row-major, row = position) of the same fixed example
   // under the copy's current parameters: attention(copy) is the row softmax of q k^T shaped by the
@@ -187,7 +191,6 @@ class Trainer {
     const std::vector<float>* gk;
   };
   ParamView params(int copy) const;
-  ParamView params(Copy c) const { return params(static_cast<int>(c)); }
 
  private:
   TrainConfig cfg_;

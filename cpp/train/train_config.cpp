@@ -1,6 +1,7 @@
-// The trainer's settings: validation with messages that name the JS field, the names of copies,
-// optimizers and metrics, and which copies a config trains (see train.hpp). Kept apart from the
-// training loop (train.cpp) because it runs once per trainer: the wasm build compiles it for size.
+// The trainer's settings: validation with messages that name the JS field, the names of
+// optimizers and metrics, which copies a config trains and which the panel offers (train.hpp). Kept
+// apart from the training loop (train.cpp) because it runs once per trainer: the wasm build
+// compiles it for size.
 #include <algorithm>
 #include <cmath>
 
@@ -37,9 +38,8 @@ std::string validate_train_config(const TrainConfig& c) {
   if (!finite_in(c.initScale, kTrainInitScaleMin, kTrainInitScaleMax))
     return "initScale must be a finite number in [" + n(kTrainInitScaleMin) + ", " +
            n(kTrainInitScaleMax) + "], got " + n(c.initScale);
-  if (static_cast<int>(c.format.precision) < 0 ||
-      static_cast<int>(c.format.precision) > static_cast<int>(Precision::fp8e5m2))
-    return "precision must be one of fp32, bf16, fp16, fp8e4m3, fp8e5m2";
+  if (!format_info(c.format.precision))
+    return "precision must be one of " + precision_names_text(false);
   if (c.hasCustom && !(std::isfinite(c.customScale) && c.customScale > 0.0 &&
                        c.customScale <= kTrainCustomScaleMax))
     return "scale must be a finite number in (0, " + n(kTrainCustomScaleMax) + "], got " +
@@ -74,7 +74,7 @@ std::string validate_copy_spec(const CopySpec& s, const std::string& where) {
            " letters, digits, '_' or '-'";
   if (s.scaleMode == ScaleMode::custom && !(std::isfinite(s.customScale) && s.customScale > 0.0 &&
                                             s.customScale <= kTrainCustomScaleMax))
-    return where + ".scale must be 'none', 'sqrt', 'linear' or a finite number in (0, " +
+    return where + ".scale must be " + scaling_keys_text() + " or a finite number in (0, " +
            n(kTrainCustomScaleMax) + "], got " + n(s.customScale);
   if (!finite_in(s.softcap, 0.0, kTrainSoftcapMax))
     return where + ".softcap must be a finite number in [0, " + n(kTrainSoftcapMax) +
@@ -83,20 +83,6 @@ std::string validate_copy_spec(const CopySpec& s, const std::string& where) {
     return where + ".lengthScale must be a finite number in [0, " + n(kTrainLengthScaleMax) +
            "] (0 = off), got " + n(s.lengthScale);
   return "";
-}
-
-const char* copy_name(Copy c) {
-  switch (c) {
-    case Copy::none:
-      return "none";
-    case Copy::sqrt:
-      return "sqrt";
-    case Copy::linear:
-      return "linear";
-    case Copy::custom:
-      return "custom";
-  }
-  return "none";
 }
 
 const char* optimizer_name(Optimizer o) { return o == Optimizer::sgd ? "sgd" : "adam"; }
@@ -128,32 +114,69 @@ const char* train_metric_name(TrainMetric m) {
 std::vector<CopySpec> resolved_copies(const TrainConfig& cfg) {
   if (!cfg.copies.empty()) return cfg.copies;
   std::vector<CopySpec> out;
-  for (Copy c : {Copy::none, Copy::sqrt, Copy::linear, Copy::custom}) {
-    if (c == Copy::custom && !cfg.hasCustom) break;
+  for (const Scaling& scaling : kScalings) {
     CopySpec s;
-    s.name = copy_name(c);
-    s.scaleMode = c == Copy::none     ? ScaleMode::none
-                  : c == Copy::sqrt   ? ScaleMode::sqrt
-                  : c == Copy::linear ? ScaleMode::linear
-                                      : ScaleMode::custom;
+    s.name = scaling.key;
+    s.scaleMode = scaling.mode;
+    out.push_back(s);
+  }
+  if (cfg.hasCustom) {
+    CopySpec s;
+    s.name = "custom";
+    s.scaleMode = ScaleMode::custom;
     s.customScale = cfg.customScale;
     out.push_back(s);
   }
   return out;
 }
 
-double spec_scale(const CopySpec& c, int dk) {
-  switch (c.scaleMode) {
-    case ScaleMode::none:
-      return 1.0;
-    case ScaleMode::sqrt:
-      return 1.0 / std::sqrt(static_cast<double>(dk));
-    case ScaleMode::linear:
-      return 1.0 / static_cast<double>(dk);
-    case ScaleMode::custom:
-      return c.customScale;
+float spec_scale(const CopySpec& c, int dk) { return scale_factor(c.scaleMode, c.customScale, dk); }
+
+namespace {
+// The copies beyond the defaults that the training findings measure: QK-norm before 1/√d_k,
+// soft-caps on the unscaled logits, and the length factor 0.43·ln T with 1/√d_k.
+struct CopyChoice {
+  ScaleMode scale;
+  QkNorm norm;
+  double softcap, lengthScale;
+};
+constexpr CopyChoice kCopyChoices[] = {{ScaleMode::sqrt, QkNorm::rms, 0, 0},
+                                       {ScaleMode::sqrt, QkNorm::layer, 0, 0},
+                                       {ScaleMode::none, QkNorm::none, 5, 0},
+                                       {ScaleMode::none, QkNorm::none, 50, 0},
+                                       {ScaleMode::sqrt, QkNorm::none, 0, 0.43}};
+}  // namespace
+
+std::vector<CopySpec> copy_choices() {
+  std::vector<CopySpec> out = resolved_copies(TrainConfig{});
+  for (const CopyChoice& c : kCopyChoices) {
+    CopySpec s;
+    s.scaleMode = c.scale;
+    s.qkNorm = c.norm;
+    s.softcap = c.softcap;
+    s.lengthScale = c.lengthScale;
+    s.name = copy_name(s);
+    out.push_back(s);
   }
-  return 1.0;
+  return out;
+}
+
+std::string copy_name(const CopySpec& c) {
+  const Scaling* scaling = scaling_of(c.scaleMode);
+  std::string name = scaling ? scaling->key : "custom";
+  if (c.qkNorm != QkNorm::none) name = qk_norm_name(c.qkNorm) + ("_" + name);
+  if (c.softcap > 0) name += "_cap" + format_number(c.softcap);
+  if (c.lengthScale > 0) name += "_logn";
+  return name;
+}
+
+std::string copy_label(const CopySpec& c) {
+  const Scaling* scaling = scaling_of(c.scaleMode);
+  std::string label = scaling ? scaling->label : "× " + format_number(c.customScale);
+  if (c.qkNorm != QkNorm::none) label = qk_norm_info(c.qkNorm).named + (" + " + label);
+  if (c.softcap > 0) label += " + soft-cap " + format_number(c.softcap);
+  if (c.lengthScale > 0) label += " × " + format_number(c.lengthScale) + " ln T";
+  return label;
 }
 
 }  // namespace attnscale

@@ -58,7 +58,7 @@ ConfigError parse_train_config(const FieldMap& fields, TrainConfig& out) {
     } else if (name == "precision") {
       if (v.kind != FieldValue::Kind::string || !parse_precision(v.text, c.format.precision))
         return {v.kind == FieldValue::Kind::string ? "RangeError" : "TypeError",
-                "precision must be one of 'fp32', 'bf16', 'fp16', 'fp8e4m3', 'fp8e5m2'"};
+                "precision must be one of " + precision_names_text(true)};
     } else if (name == "saturate") {
       if (v.kind != FieldValue::Kind::boolean) return type_error(name, "a boolean (true or false)");
       c.format.saturate = v.boolean;
@@ -87,17 +87,16 @@ ConfigError parse_copy_spec(const FieldMap& fields, int index, CopySpec& out) {
       c.name = v.text;
       named = true;
     } else if (name == "scale") {
+      const Scaling* named = text ? find_scaling(v.text) : nullptr;
       if (number) {
         c.scaleMode = ScaleMode::custom;
         c.customScale = v.number;
-      } else if (text && (v.text == "none" || v.text == "sqrt" || v.text == "linear")) {
-        c.scaleMode = v.text == "none"   ? ScaleMode::none
-                      : v.text == "sqrt" ? ScaleMode::sqrt
-                                         : ScaleMode::linear;
+      } else if (named) {
+        c.scaleMode = named->mode;
       } else {
-        return {text ? "RangeError" : "TypeError",
-                field + " must be 'none', 'sqrt', 'linear' or a finite number in (0, " +
-                    format_number(kTrainCustomScaleMax) + "]"};
+        return {text ? "RangeError" : "TypeError", field + " must be " + scaling_keys_text() +
+                                                       " or a finite number in (0, " +
+                                                       format_number(kTrainCustomScaleMax) + "]"};
       }
     } else if (name == "qkNorm") {
       if (!text || !parse_qk_norm(v.text, c.qkNorm))
@@ -116,24 +115,53 @@ ConfigError parse_copy_spec(const FieldMap& fields, int index, CopySpec& out) {
   return {};
 }
 
+namespace {
+
+// The `copies` row: its length range, the default copies' names and the copies the panel offers.
+std::string copies_field_json() {
+  std::string defaults, choices;
+  for (const CopySpec& c : resolved_copies(TrainConfig{}))
+    defaults += (defaults.empty() ? "\"" : ",\"") + json_escape(c.name) + "\"";
+  for (const CopySpec& c : copy_choices())
+    choices += (choices.empty() ? "" : ",") + copy_spec_json(c, true);
+  JsonObject o;
+  o.text("name", "copies").text("type", "array").number("min", 1).number("max", kTrainCopiesMax);
+  return o.raw("default", "[" + defaults + "]").raw("choices", "[" + choices + "]").str();
+}
+
+}  // namespace
+
+std::string copy_spec_json(const CopySpec& c, bool labelled) {
+  JsonObject o;
+  o.text("name", c.name);
+  if (labelled) o.text("label", copy_label(c));
+  o.raw("scale", json_of(scale_value(c.scaleMode, c.customScale)))
+      .text("qkNorm", qk_norm_name(c.qkNorm));
+  return o.number("softcap", c.softcap).number("lengthScale", c.lengthScale).str();
+}
+
 std::string train_schema_json() {
   const TrainConfig d;
-  auto n = [](double x) { return format_number(x); };
+  std::string out;
+  auto row = [&](JsonObject& o) { out += (out.empty() ? "[" : ",") + o.str(); };
   auto range = [&](const char* name, const char* type, double lo, double hi, double def) {
-    return std::string("{\"name\":\"") + name + "\",\"type\":\"" + type + "\",\"min\":" + n(lo) +
-           ",\"max\":" + n(hi) + ",\"default\":" + n(def) + "}";
+    JsonObject o;
+    o.text("name", name).text("type", type).number("min", lo).number("max", hi);
+    row(o.number("default", def));
   };
-  return "[" + range("dk", "int", kTrainDkMin, kTrainDkMax, d.dk) + "," +
-         range("seqLen", "int", kTrainSeqLenMin, kTrainSeqLenMax, d.seqLen) + "," +
-         range("batchSize", "int", kTrainBatchMin, kTrainBatchMax, d.batchSize) + "," +
-         "{\"name\":\"optimizer\",\"type\":\"enum\",\"values\":[\"adam\",\"sgd\"],\"default\":"
-         "\"adam\"}," +
-         range("learningRate", "number", kTrainLrMin, kTrainLrMax, d.learningRate) + "," +
-         range("initScale", "number", kTrainInitScaleMin, kTrainInitScaleMax, d.initScale) + "," +
-         range("seed", "int", 0, 4294967295.0, d.seed) + "," +
-         "{\"name\":\"workCap\",\"type\":\"limit\",\"value\":" +
-         n(static_cast<double>(kTrainWorkCap)) +
-         ",\"hint\":\"dk * seqLen * batchSize must not exceed this\"}]";
+  range("dk", "int", kTrainDkMin, kTrainDkMax, d.dk);
+  range("seqLen", "int", kTrainSeqLenMin, kTrainSeqLenMax, d.seqLen);
+  range("batchSize", "int", kTrainBatchMin, kTrainBatchMax, d.batchSize);
+  JsonObject optimizer;
+  optimizer.text("name", "optimizer").text("type", "enum").raw("values", "[\"adam\",\"sgd\"]");
+  row(optimizer.text("default", "adam"));
+  range("learningRate", "number", kTrainLrMin, kTrainLrMax, d.learningRate);
+  range("initScale", "number", kTrainInitScaleMin, kTrainInitScaleMax, d.initScale);
+  range("seed", "int", 0, 4294967295.0, d.seed);
+  JsonObject workCap;
+  workCap.text("name", "workCap").text("type", "limit").number("value", kTrainWorkCap);
+  row(workCap.text("hint", "dk * seqLen * batchSize must not exceed this"));
+  return out + "," + copies_field_json() + "]";
 }
 
 }  // namespace attnscale

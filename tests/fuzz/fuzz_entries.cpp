@@ -181,7 +181,7 @@ void train_step(const std::uint8_t* data, std::size_t size) {
     const double acc =
         metrics[(copy * kTrainMetrics + static_cast<int>(TrainMetric::accuracy)) * n];
     if (!(acc >= 0 && acc <= 1)) fail("accuracy outside [0, 1]");
-    const std::vector<float> a = trainer.attention(static_cast<Copy>(copy));
+    const std::vector<float> a = trainer.attention(copy);
     if (a.size() != static_cast<std::size_t>(c.seqLen) * c.seqLen) fail("attention size");
   }
   trainer.reset();

@@ -9,7 +9,6 @@
 
 #include "train/train.hpp"
 
-using attnscale::Copy;
 using attnscale::kTrainMetrics;
 using attnscale::TrainConfig;
 using attnscale::Trainer;
@@ -41,8 +40,8 @@ bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
 void expect_same_state(const Trainer& a, const Trainer& b) {
   ASSERT_EQ(a.copies(), b.copies());
   for (int c = 0; c < a.copies(); ++c) {
-    EXPECT_TRUE(same_bits(a.attention(Copy(c)), b.attention(Copy(c)))) << c;
-    const auto pa = a.params(Copy(c)), pb = b.params(Copy(c));
+    EXPECT_TRUE(same_bits(a.attention(c), b.attention(c))) << c;
+    const auto pa = a.params(c), pb = b.params(c);
     EXPECT_TRUE(same_bits(*pa.E, *pb.E));
     EXPECT_TRUE(same_bits(*pa.Wq, *pb.Wq));
     EXPECT_TRUE(same_bits(*pa.Wk, *pb.Wk));
@@ -106,14 +105,13 @@ TEST(TrainDeterminism, CopiesShareInitialisationAndBatches) {
   c.customScale = 0.125;
   c.batchSize = 4;
   Trainer t(c);
-  for (int k = 1; k < t.copies(); ++k)
-    EXPECT_TRUE(same_bits(*t.params(Copy::none).Wq, *t.params(Copy(k)).Wq));
+  for (int k = 1; k < t.copies(); ++k) EXPECT_TRUE(same_bits(*t.params(0).Wq, *t.params(k).Wq));
   const int n = 15;
   const Curves r = run(t, n);
   const std::size_t block = static_cast<std::size_t>(kTrainMetrics) * n;
   EXPECT_TRUE(same_bits(&r.metrics[1 * block], &r.metrics[3 * block], block * sizeof(double)));
   EXPECT_FALSE(same_bits(&r.metrics[0 * block], &r.metrics[1 * block], block * sizeof(double)));
-  EXPECT_TRUE(same_bits(t.attention(Copy::sqrt), t.attention(Copy::custom)));
+  EXPECT_TRUE(same_bits(t.attention(t.copy_index("sqrt")), t.attention(t.copy_index("custom"))));
 }
 
 // Golden values of the default config (d_k 64, T 32, batch 16, Adam 1e-3, initScale 1, fp32,
@@ -130,9 +128,9 @@ TEST(TrainDeterminism, GoldenValuesSharedWithWasm) {
   std::uint64_t h = 1469598103934665603ULL;
   h = fnv(h, r.metrics.data(), r.metrics.size() * sizeof(double));
   for (int c = 0; c < t.copies(); ++c) {
-    const auto a = t.attention(Copy(c));
+    const auto a = t.attention(c);
     h = fnv(h, a.data(), a.size() * sizeof(float));
-    const auto p = t.params(Copy(c));
+    const auto p = t.params(c);
     for (const auto* v : {p.E, p.Wq, p.Wk, p.Wv, p.Wo})
       h = fnv(h, v->data(), v->size() * sizeof(float));
   }

@@ -7,7 +7,6 @@
 
 #include "train/train.hpp"
 
-using attnscale::Copy;
 using attnscale::kTrainMetrics;
 using attnscale::TrainConfig;
 using attnscale::Trainer;
@@ -26,15 +25,16 @@ TEST(TrainLearn, SqrtCopyReachesNinetyPercentWithin400Steps) {
   std::vector<std::int32_t> steps(n);
   std::vector<double> m(static_cast<std::size_t>(t.copies()) * kTrainMetrics * n);
   t.step(n, steps.data(), m.data());
-  auto at = [&](Copy c, TrainMetric k, int s) {
+  const int sqrt = t.copy_index("sqrt");
+  auto at = [&](int c, TrainMetric k, int s) {
     return m[(static_cast<std::size_t>(c) * kTrainMetrics + static_cast<int>(k)) * n + s];
   };
   double acc = 0.0;
-  for (int s = n - 10; s < n; ++s) acc += at(Copy::sqrt, TrainMetric::accuracy, s) / 10.0;
+  for (int s = n - 10; s < n; ++s) acc += at(sqrt, TrainMetric::accuracy, s) / 10.0;
   std::printf("[ learn ] sqrt: accuracy(391-400) %.3f, loss step 1 %.3f -> step 400 %.4f\n", acc,
-              at(Copy::sqrt, TrainMetric::loss, 0), at(Copy::sqrt, TrainMetric::loss, n - 1));
+              at(sqrt, TrainMetric::loss, 0), at(sqrt, TrainMetric::loss, n - 1));
   EXPECT_GE(acc, 0.9);
-  EXPECT_LT(at(Copy::sqrt, TrainMetric::loss, n - 1), 2.77 / 4);
+  EXPECT_LT(at(sqrt, TrainMetric::loss, n - 1), 2.77 / 4);
   EXPECT_EQ(steps[0], 1);
   EXPECT_EQ(steps[n - 1], n);
 }

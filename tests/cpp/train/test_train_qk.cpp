@@ -80,7 +80,7 @@ void expect_qk_gives_attention(const TrainConfig& cfg, int steps, double toleran
     t.qk(c, q.data(), k.data());
     for (std::size_t i = 0; i < n; ++i) ASSERT_TRUE(std::isfinite(q[i]) && std::isfinite(k[i]));
     const double scale = t.logit_scale(c);
-    EXPECT_EQ(scale, static_cast<float>(attnscale::spec_scale(t.copy_spec(c), dk)));
+    EXPECT_EQ(scale, attnscale::spec_scale(t.copy_spec(c), dk));
     const double diff =
         max_abs_diff(softmax_of(q, k, T, dk, scale, t.copy_spec(c)), t.attention(c));
     std::printf("[ qk ] %s %g\n", t.copy_spec(c).name.c_str(), diff);

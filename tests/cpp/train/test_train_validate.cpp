@@ -14,7 +14,6 @@
 #include "train/model.hpp"
 #include "train/train.hpp"
 
-using attnscale::Copy;
 using attnscale::kTrainMetrics;
 using attnscale::TrainConfig;
 using attnscale::Trainer;
@@ -74,7 +73,7 @@ TEST(TrainValidate, InvalidConfigGivesInertTrainer) {
   std::int32_t s = 0;
   double m = 0;
   t.step(1, &s, &m);  // no-op
-  EXPECT_TRUE(t.attention(Copy::none).empty());
+  EXPECT_TRUE(t.attention(0).empty());
 }
 
 TEST(TrainValidate, NamesAndScales) {
@@ -91,14 +90,46 @@ TEST(TrainValidate, NamesAndScales) {
   c.customScale = 3;
   const auto copies = attnscale::resolved_copies(c);
   ASSERT_EQ(copies.size(), 4u);
-  for (Copy k : {Copy::none, Copy::sqrt, Copy::linear, Copy::custom})
-    EXPECT_EQ(copies[static_cast<std::size_t>(k)].name, attnscale::copy_name(k));
-  EXPECT_EQ(attnscale::spec_scale(copies[0], c.dk), 1.0);
-  EXPECT_EQ(attnscale::spec_scale(copies[1], c.dk), 0.25);
-  EXPECT_EQ(attnscale::spec_scale(copies[2], c.dk), 1.0 / 16);
-  EXPECT_EQ(attnscale::spec_scale(copies[3], c.dk), 3.0);
+  const char* names[] = {"none", "sqrt", "linear", "custom"};
+  for (std::size_t k = 0; k < copies.size(); ++k) {
+    EXPECT_EQ(copies[k].name, names[k]);
+    EXPECT_EQ(attnscale::copy_name(copies[k]), names[k]);
+  }
+  EXPECT_EQ(attnscale::spec_scale(copies[0], c.dk), 1.0f);
+  EXPECT_EQ(attnscale::spec_scale(copies[1], c.dk), 0.25f);
+  EXPECT_EQ(attnscale::spec_scale(copies[2], c.dk), 1.0f / 16);
+  EXPECT_EQ(attnscale::spec_scale(copies[3], c.dk), 3.0f);
   c.hasCustom = false;
   EXPECT_EQ(attnscale::resolved_copies(c).size(), 3u);
+}
+
+// The copies the panel offers: the default ones (one per named scaling), then the findings'
+// schemes, each named and labelled from its scale, QK-norm, soft-cap and length factor.
+TEST(TrainValidate, CopyChoicesAreNamedFromTheirSpecs) {
+  const auto choices = attnscale::copy_choices();
+  const char* names[] = {"none",       "sqrt",      "linear",     "rms_sqrt",
+                         "layer_sqrt", "none_cap5", "none_cap50", "sqrt_logn"};
+  const char* labels[] = {"none",
+                          "1/√d_k",
+                          "1/d_k",
+                          "RMS-norm + 1/√d_k",
+                          "layer-norm + 1/√d_k",
+                          "none + soft-cap 5",
+                          "none + soft-cap 50",
+                          "1/√d_k × 0.43 ln T"};
+  ASSERT_EQ(choices.size(), std::size(names));
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    EXPECT_EQ(choices[i].name, names[i]);
+    EXPECT_EQ(attnscale::copy_name(choices[i]), names[i]);
+    EXPECT_EQ(attnscale::copy_label(choices[i]), labels[i]);
+    EXPECT_EQ(attnscale::validate_copy_spec(choices[i], "copies[0]"), "");
+  }
+  TrainConfig all;
+  all.copies = choices;
+  EXPECT_EQ(attnscale::validate_train_config(all), "");
+  attnscale::CopySpec custom;
+  custom.scaleMode = attnscale::ScaleMode::custom, custom.customScale = 0.2;
+  EXPECT_EQ(attnscale::copy_label(custom), "× 0.2");
 }
 
 TEST(TrainValidate, OutputShapesAndRanges) {
@@ -128,8 +159,8 @@ TEST(TrainValidate, OutputShapesAndRanges) {
       EXPECT_GT(at(4), 0.0);
       EXPECT_GT(at(5), 0.0);
     }
-  for (Copy cp : {Copy::none, Copy::sqrt, Copy::linear, Copy::custom}) {
-    const std::vector<float> a = t.attention(cp);
+  for (const char* name : {"none", "sqrt", "linear", "custom"}) {
+    const std::vector<float> a = t.attention(t.copy_index(name));
     ASSERT_EQ(a.size(), 144u);
     for (int i = 0; i < 12; ++i) {
       double sum = 0;
@@ -139,7 +170,8 @@ TEST(TrainValidate, OutputShapesAndRanges) {
   }
   Trainer t3(TrainConfig{});
   EXPECT_EQ(t3.copies(), 3);
-  EXPECT_TRUE(t3.attention(Copy::custom).empty());
+  EXPECT_EQ(t3.copy_index("custom"), -1);
+  EXPECT_TRUE(t3.attention(3).empty());
 }
 
 // The task: keys are a permutation, targets are the value at the queried key's position.
@@ -248,7 +280,7 @@ TEST(TrainValidate, CopiesAreCheckedOneByOne) {
   // spec scales
   attnscale::CopySpec s;
   s.scaleMode = attnscale::ScaleMode::linear;
-  EXPECT_EQ(attnscale::spec_scale(s, 16), 1.0 / 16);
+  EXPECT_EQ(attnscale::spec_scale(s, 16), 1.0f / 16);
   s.scaleMode = attnscale::ScaleMode::custom, s.customScale = 0.7;
-  EXPECT_EQ(attnscale::spec_scale(s, 16), 0.7);
+  EXPECT_EQ(attnscale::spec_scale(s, 16), 0.7f);
 }
