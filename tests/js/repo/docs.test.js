@@ -212,7 +212,8 @@ describe('docs/api.md against the engine and its declarations', () => {
     if (f.type === 'scale') return [...f.values.map((v) => `'${v}'`), interval(f.min, f.max)];
     return [];
   }
-  const literal = (v) => (typeof v === 'string' ? `'${v}'` : String(v));
+  const literal = (v) =>
+    typeof v === 'string' ? `'${v}'` : Array.isArray(v) ? `[${v.map(literal).join(', ')}]` : String(v);
 
   /** Rows of `table` for `fields` (schema rows): type, range and default as the schema has them. */
   function checkFieldTable(table, fields, { requireAll }) {

@@ -227,6 +227,38 @@ export interface HeadReport
   attention?: Float32Array;
 }
 
+/** One allowed value of an enum or scale field of `engine.schema`, with what a page shows of it. */
+export interface SchemaChoice {
+  value: string;
+  /** What a control shows, e.g. '1/√d_k', 'fp8 E4M3', 'RMS norm'. */
+  label: string;
+}
+
+/** A named scaling: a choice of the `scale` field. Its multiplier on QKᵀ is d_k^exponent. */
+export interface ScalingChoice extends SchemaChoice {
+  value: Exclude<Scale, number>;
+  /** The multiplier in plain text: '1', '1/√d_k', '1/d_k'. */
+  formula: string;
+  /** The same in TeX: 1, 1/\sqrt{d_k}, 1/d_k. */
+  tex: string;
+  /** The multiplier is d_k^exponent: 0, −0.5, −1 (`run` reports its float32 value as `scaleFactor`). */
+  exponent: number;
+}
+
+/** A number format: a choice of the `precision` field. */
+export interface FormatChoice extends SchemaChoice {
+  value: Precision;
+  exponentBits: number;
+  /** Stored fraction bits (the leading 1 not counted). */
+  mantissaBits: number;
+  /** The largest finite value, e.g. 65504 for fp16; exp(z) overflows above ln of it. */
+  largestFinite: number;
+  /** false for fp8 E4M3: an overflow there is NaN, not inf. */
+  hasInfinity: boolean;
+  /** `saturate` applies: an overflow may clamp to ± largestFinite instead. */
+  canSaturate: boolean;
+}
+
 /** One row of `engine.schema`. */
 export interface SchemaField {
   name: keyof FullConfig;
@@ -239,6 +271,8 @@ export interface SchemaField {
   maxField?: 'seqLen';
   /** enum and scale fields: the names allowed. */
   values?: string[];
+  /** enum and scale fields: `values` in the same order, each with what a page shows of it. */
+  choices?: (ScalingChoice | FormatChoice | SchemaChoice)[];
   default: number | boolean | string;
   label: string;
   hint: string;
@@ -249,7 +283,18 @@ export type TrainSchemaField =
   | { name: 'dk' | 'seqLen' | 'batchSize' | 'seed'; type: 'int'; min: number; max: number; default: number }
   | { name: 'learningRate' | 'initScale'; type: 'number'; min: number; max: number; default: number }
   | { name: 'optimizer'; type: 'enum'; values: Optimizer[]; default: Optimizer }
-  | { name: 'workCap'; type: 'limit'; value: number; hint: string };
+  | { name: 'workCap'; type: 'limit'; value: number; hint: string }
+  | {
+      name: 'copies';
+      type: 'array';
+      /** How many copies `copies` may list. */
+      min: number;
+      max: number;
+      /** The copies trained when `copies` is not given (one per named scaling). */
+      default: string[];
+      /** The copies a page can offer, the defaults first. */
+      choices: TrainCopyChoice[];
+    };
 
 export interface EngineInfo {
   /** True when the wasm SIMD build runs. */
@@ -277,6 +322,14 @@ export interface TrainCopySpec<Name extends string = string> {
   softcap?: number;
   /** s > 0 multiplies the logits by s·ln T; 0 (default) is off. In [0, 100]. */
   lengthScale?: number;
+}
+
+/**
+ * A copy a page can offer: one entry of `train({ copies })`, every field given, with its label
+ * ('RMS-norm + 1/√d_k'); named from its scale, QK-norm, soft-cap and length factor ('rms_sqrt').
+ */
+export interface TrainCopyChoice extends Required<TrainCopySpec> {
+  label: string;
 }
 
 /** Training settings; every field is optional. */

@@ -37,7 +37,7 @@ export class Engine {
   constructor(module, simd) {
     this.#module = module;
     this.#native = new module.Engine();
-    this.#schema = Object.freeze(JSON.parse(module.schemaJson()).map((f) => Object.freeze(f)));
+    this.#schema = deepFreeze(JSON.parse(module.schemaJson()));
     const info = JSON.parse(module.buildInfo());
     this.#info = Object.freeze({ simd, version: info.version, arch: info.arch });
   }
@@ -47,7 +47,13 @@ export class Engine {
     return this.#info;
   }
 
-  /** The one table of config fields: { name, type, min, max, minExclusive, values, default, label, hint }. */
+  /**
+   * The one table of config fields: { name, type, min, max, minExclusive, maxField, values, choices,
+   * default, label, hint }. An enum or scale field's `choices` list its `values` with what a page
+   * shows of each: { value, label } and, for `scale`, { formula, tex, exponent } (the multiplier is
+   * d_k^exponent), for `precision`, { exponentBits, mantissaBits, largestFinite, hasInfinity,
+   * canSaturate }.
+   */
   get schema() {
     return this.#schema;
   }
@@ -255,8 +261,9 @@ export class Engine {
       throw new TypeError(`saturate must be a boolean (true or false), got ${typeof saturate}`);
     }
     if (typeof precision !== 'string') {
+      const names = this.#schema.find((f) => f.name === 'precision').values;
       throw new TypeError(
-        `precision must be one of 'fp32', 'bf16', 'fp16', 'fp8e4m3', 'fp8e5m2', got ${typeof precision}`,
+        `precision must be one of ${names.map((n) => `'${n}'`).join(', ')}, got ${typeof precision}`,
       );
     }
     return throwIfError(this.#native.round(precision, values, saturate)).values;
@@ -267,7 +274,11 @@ export class Engine {
     return this.#module.HEAP8.buffer.byteLength;
   }
 
-  /** The training fields with ranges and defaults (for the training panel's controls). */
+  /**
+   * The training fields with ranges and defaults (for the training panel's controls). Its `copies`
+   * row lists the default copies' names (`default`) and the copies a page can offer (`choices`):
+   * { name, label, scale, qkNorm, softcap, lengthScale }, each one entry of `train({ copies })`.
+   */
   get trainSchema() {
     return JSON.parse(this.#module.trainSchemaJson());
   }
@@ -376,6 +387,12 @@ function collectSweep(points, key = 'dk') {
   }
   out.firstNonFiniteStage = points.map((p) => p.firstNonFiniteStage);
   return out;
+}
+
+/** Freezes an object and everything in it (the schema's rows and their choices). */
+function deepFreeze(value) {
+  if (value !== null && typeof value === 'object') Object.values(value).forEach(deepFreeze);
+  return Object.freeze(value);
 }
 
 function now() {
