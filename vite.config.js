@@ -147,6 +147,10 @@ const folderBuild = {
         // controls import them without the charts.
         codeSplitting: {
           groups: [
+            // Vite's helper for dynamic imports, which the component's entry needs too: a chunk of its
+            // own, or a group that imports it (the charts, whose buttons load the exporters) takes it
+            // in, and the component would load uPlot before it could report that the charts failed.
+            { name: 'preload-helper', test: /vite[\\/]preload-helper/, priority: 3 },
             { name: 'dom', test: /[\\/]web[\\/]src[\\/]ui[\\/]dom\.js$/, priority: 2 },
             { name: 'format', test: /[\\/]web[\\/]src[\\/]ui[\\/]format\.js$/, priority: 2 },
             {
