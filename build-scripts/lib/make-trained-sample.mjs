@@ -13,8 +13,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEngine } from '../../web/src/engine/engine.js';
 import {
-  DEFAULT_COPIES,
   DEFAULT_STOP_AT,
+  copiesField,
   copiesOf,
   defaultSettings,
   trainerConfig,
@@ -54,8 +54,9 @@ async function makeTrainedSample() {
   const engine = await createEngine();
   const schema = engine.trainSchema;
   const { cfg } = trainerConfig(engine.defaults(), { ...defaultSettings(schema), seed: SEED }, schema);
-  const copies = copiesOf(cfg);
-  if (copies.join() !== DEFAULT_COPIES.join()) throw new Error(`the default run trains ${copies}`);
+  const copies = copiesOf(cfg, schema);
+  if (copies.join() !== copiesField(schema).default.join())
+    throw new Error(`the default run trains ${copies}`);
   const trainer = engine.train(cfg);
   const t0 = performance.now();
   // In chunks, as the panel steps: V8 runs a wasm call that is already under way in its baseline
@@ -66,6 +67,7 @@ async function makeTrainedSample() {
     config: trainer.config,
     steps: trainer.steps,
     qk: Object.fromEntries(copies.map((c) => [c, trainer.qk(c)])),
+    schema: engine.schema,
     source:
       'attnscale trained sample: q and k of the training panel’s fixed example after its default run ' +
       '(the page’s default settings, the panel’s default settings, Play until it pauses)',

@@ -12,16 +12,14 @@ import {
   copiesOf,
   stepReaching,
   summarize,
-  TRAIN_PRESETS,
-  PRESET_PAGE_BASE,
   REACH_WINDOW,
   METRICS,
   settingsFromQuery,
   settingsToQuery,
-  FINDINGS_PRESETS,
-  COPY_SCHEMES,
+  copiesField,
   coerceCopies,
 } from '../../../web/src/state/train-state.js';
+import { FINDINGS_PRESETS, PRESET_PAGE_BASE, TRAIN_PRESETS } from '../../../web/src/state/presets.js';
 
 const PAGE = { dk: 64, seqLen: 32, precision: 'fp32', saturate: false, scale: 'sqrt' };
 
@@ -68,7 +66,7 @@ test('train-state: the page’s values pass through when they fit, are clamped w
 
   const custom = trainerConfig({ ...PAGE, scale: 0.05 }, settings, schema);
   assert.equal(custom.cfg.scale, 0.05);
-  assert.deepEqual(copiesOf(custom.cfg), ['none', 'sqrt', 'linear', 'custom']);
+  assert.deepEqual(copiesOf(custom.cfg, schema), ['none', 'sqrt', 'linear', 'custom']);
 
   assert.deepEqual(coerceSetting(schema, 'learningRate', '20'), {
     value: 10,
@@ -96,7 +94,7 @@ test('train-state: the d_k 64 and d_k 256 comparisons reproduce the quoted steps
     const r = t.step(steps);
     t.delete();
     const run = { cfg, steps: Array.from(r.step), copies: {}, reached: {} };
-    for (const c of copiesOf(cfg)) {
+    for (const c of copiesOf(cfg, schema)) {
       run.copies[c] = Object.fromEntries(METRICS.map((m) => [m, Array.from(r.copies[c][m])]));
       // Incremental use (chunks of 7) gives the same answer as one pass.
       const st = { sum: 0, at: null, next: 0 };
@@ -106,7 +104,7 @@ test('train-state: the d_k 64 and d_k 256 comparisons reproduce the quoted steps
     }
     const quoted = Number(/1\/√d_k (\d+)/.exec(p.measured)[1]);
     assert.equal(run.reached.sqrt, quoted, `${id}: 1/√d_k reaches 90 % at the quoted step`);
-    const text = summarize(run);
+    const text = summarize(run, schema, simd.schema);
     assert.match(
       text,
       new RegExp(`Reached 90% \\(mean of ${REACH_WINDOW} steps\\): 1/√d_k at step ${quoted}`),
@@ -114,7 +112,7 @@ test('train-state: the d_k 64 and d_k 256 comparisons reproduce the quoted steps
     // Whichever is larger is named (at step 200 of d_k 64 the learning 1/√d_k copy's is).
     assert.match(text, /: the (unscaled|1\/√d_k) copy's is [\d.]+× the (1\/√d_k|unscaled) copy's\./);
   }
-  assert.match(summarize({ cfg: null, steps: [] }), /No steps yet/);
+  assert.match(summarize({ cfg: null, steps: [] }, schema, simd.schema), /No steps yet/);
 });
 
 test('train-state: the settings in the URL: own names, defaults left out, bad values clamped with a notice', async () => {
@@ -174,17 +172,19 @@ test("train-state: picked copies go to engine.train as named copies; the default
   const settings = { ...defaultSettings(schema), copies: ['sqrt', 'rms_sqrt', 'none_cap50'] };
   const { cfg, notes } = trainerConfig(PAGE, settings, schema);
   assert.deepEqual(notes, []);
+  // Each as the training schema offers it: every field given.
+  const copy = (name, spec) => ({ name, scale: 'sqrt', qkNorm: 'none', softcap: 0, lengthScale: 0, ...spec });
   assert.deepEqual(cfg.copies, [
-    { name: 'sqrt', scale: 'sqrt' },
-    { name: 'rms_sqrt', scale: 'sqrt', qkNorm: 'rms' },
-    { name: 'none_cap50', scale: 'none', softcap: 50 },
+    copy('sqrt'),
+    copy('rms_sqrt', { qkNorm: 'rms' }),
+    copy('none_cap50', { scale: 'none', softcap: 50 }),
   ]);
-  assert.deepEqual(copiesOf(cfg), ['sqrt', 'rms_sqrt', 'none_cap50']);
+  assert.deepEqual(copiesOf(cfg, schema), ['sqrt', 'rms_sqrt', 'none_cap50']);
   const t = simd.train(cfg);
   assert.deepEqual(Object.keys(t.step(2).copies), ['sqrt', 'rms_sqrt', 'none_cap50']);
   t.delete();
   // With a custom multiplier it is one more copy; with all eight picked there is no room for it (said).
-  assert.deepEqual(copiesOf(trainerConfig({ ...PAGE, scale: 0.05 }, settings, schema).cfg), [
+  assert.deepEqual(copiesOf(trainerConfig({ ...PAGE, scale: 0.05 }, settings, schema).cfg, schema), [
     'sqrt',
     'rms_sqrt',
     'none_cap50',
@@ -192,7 +192,7 @@ test("train-state: picked copies go to engine.train as named copies; the default
   ]);
   const all = trainerConfig(
     { ...PAGE, scale: 0.05 },
-    { ...settings, copies: COPY_SCHEMES.map((c) => c.name) },
+    { ...settings, copies: copiesField(schema).choices.map((c) => c.name) },
     schema,
   );
   assert.equal(all.cfg.copies.length, 8);
@@ -202,7 +202,7 @@ test("train-state: picked copies go to engine.train as named copies; the default
     trainerConfig(PAGE, { ...settings, copies: ['linear', 'none', 'sqrt'].sort() }, schema).cfg.copies,
     undefined,
   );
-  assert.deepEqual(coerceCopies(['linear', 'sqrt', 'none']).copies, ['none', 'sqrt', 'linear']);
+  assert.deepEqual(coerceCopies(['linear', 'sqrt', 'none'], schema).copies, ['none', 'sqrt', 'linear']);
 });
 
 test('train-state: trainCopies in the URL round-trips; unknown names are dropped with a notice', async () => {

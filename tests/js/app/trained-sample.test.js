@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { readTensorFile } from '../../../web/src/tensors/read-tensors.js';
 import { pairHeads } from '../../../web/src/tensors/pair-heads.js';
 import {
-  DEFAULT_COPIES,
   DEFAULT_STOP_AT,
+  copiesField,
   defaultSettings,
   trainerConfig,
 } from '../../../web/src/state/train-state.js';
@@ -52,17 +52,18 @@ function saturation(q, k, T, d, scale) {
 
 test('the trained sample: the q and k of the three default copies after the panel’s default run', async () => {
   const { format, tensors, metadata } = readSample();
+  const { simd: engine } = await bothEngines();
+  const schema = engine.trainSchema;
+  const defaults = copiesField(schema).default;
   assert.equal(format, 'safetensors');
   assert.deepEqual(
     Object.keys(tensors),
-    DEFAULT_COPIES.flatMap((c) => [`${c}.q`, `${c}.k`]),
+    defaults.flatMap((c) => [`${c}.q`, `${c}.k`]),
   );
   assert.equal(metadata.seed, '1');
   assert.equal(metadata.steps, String(DEFAULT_STOP_AT));
-  assert.equal(metadata.copies, DEFAULT_COPIES.join(','));
+  assert.equal(metadata.copies, defaults.join(','));
   // The run the panel starts on the page as it opens (its settings at their defaults, seed 1).
-  const { simd: engine } = await bothEngines();
-  const schema = engine.trainSchema;
   const { cfg } = trainerConfig(engine.defaults(), { ...defaultSettings(schema), seed: 1 }, schema);
   assert.deepEqual(JSON.parse(metadata.config), cfg);
   const { dk, seqLen } = cfg;
@@ -85,10 +86,12 @@ test('the trained sample: the unscaled copy’s attention is more saturated than
   const { tensors, metadata } = readSample();
   const [T, d] = tensors['none.q'].shape;
   const measured = Object.fromEntries(
-    DEFAULT_COPIES.map((c) => [
-      c,
-      saturation(tensors[`${c}.q`].data, tensors[`${c}.k`].data, T, d, Number(metadata[`${c}.scale`])),
-    ]),
+    metadata.copies
+      .split(',')
+      .map((c) => [
+        c,
+        saturation(tensors[`${c}.q`].data, tensors[`${c}.k`].data, T, d, Number(metadata[`${c}.scale`])),
+      ]),
   );
   for (const [c, m] of Object.entries(measured)) {
     t.diagnostic(

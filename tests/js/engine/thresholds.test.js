@@ -9,9 +9,8 @@ import {
   bisectWith,
   scanPoints,
   createThresholdsJob,
-  THRESHOLD_ROWS,
-  THRESHOLD_SCALES,
 } from '../../../web/src/panels/thresholds/thresholds-job.js';
+import { thresholdGrid } from '../../../web/src/panels/thresholds/threshold-grid.js';
 import { bothEngines } from '../helpers.js';
 
 test('bisection: the first failing d_k of a monotone predicate, in ⌈log2(hi − lo)⌉ tests', () => {
@@ -78,10 +77,12 @@ test('the job on the engine: every cell in order, each d_k confirmed by run', as
     if (r.done) break;
   }
   job.delete();
-  assert.equal(cells.length, THRESHOLD_ROWS.length * THRESHOLD_SCALES.length);
+  const { rows, scales } = thresholdGrid(simd.schema);
+  assert.equal(rows.length, 2 * simd.schema.find((f) => f.name === 'precision').choices.length);
+  assert.equal(cells.length, rows.length * scales.length);
   assert.deepEqual(
     cells.map((c) => [c.precision, c.subtractMax, c.scale]),
-    THRESHOLD_ROWS.flatMap((r) => THRESHOLD_SCALES.map((s) => [r.precision, r.subtractMax, s])),
+    rows.flatMap((r) => scales.map((s) => [r.precision, r.subtractMax, s])),
   );
   for (const c of cells) {
     const at = (dk) =>

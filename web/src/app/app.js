@@ -134,6 +134,7 @@ export async function createApp({
   const panelCtx = panelContexts({
     root,
     client,
+    schema,
     trainSchema: ready.trainSchema,
     config: () => config,
     set: (partial) => set(partial),

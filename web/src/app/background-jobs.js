@@ -3,7 +3,7 @@
 // screen, so they never compete with the answer to a slider move; each is sent again only when the
 // fields it depends on changed (a sweep ignores d_k and the scaling, the variants the softmax).
 import { keyOf } from '../state/state.js';
-import { SWEEP_SCALES } from '../charts/sweep-store.js';
+import { scalingsOf } from '../state/choices.js';
 import { thresholdsConfig } from '../panels/meta.js';
 
 const SWEEP_OMIT = ['dk', 'scale'];
@@ -26,6 +26,7 @@ export function sweepDks(schema) {
  */
 export function createBackgroundJobs({ session, schema, dks, metas, each, counters }) {
   const wantsSweep = metas.some((m) => m.sweep);
+  const scales = scalingsOf(schema).map((c) => c.value); // a sweep measures every named scaling
   const variants = metas.map((m) => m.variants).find(Boolean) ?? null;
   let lastSweepKey = null,
     lastVariantsKey = null,
@@ -39,8 +40,8 @@ export function createBackgroundJobs({ session, schema, dks, metas, each, counte
     lastSweepKey = k;
     const cfg = { ...config };
     for (const o of SWEEP_OMIT) delete cfg[o];
-    each('sweepReset', dks.length * SWEEP_SCALES.length, { seqLen: cfg.seqLen });
-    session.sweep(cfg, dks, SWEEP_SCALES);
+    each('sweepReset', dks.length * scales.length, { seqLen: cfg.seqLen });
+    session.sweep(cfg, dks, scales);
     counters.sweepRequests += 1;
   }
   function runVariants(config) {

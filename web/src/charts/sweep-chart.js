@@ -1,5 +1,5 @@
-// The part of the σ, entropy and gradient panels that plots a sweep against d_k: the points of the
-// three scalings as they arrive, the panel's progress line and stale mark, and the current
+// The part of the σ, entropy and gradient panels that plots a sweep against d_k: the points of
+// every named scaling (the engine's schema lists them) as they arrive, the panel's progress line and stale mark, and the current
 // setting (a vertical line at its d_k and a dot at its value).
 //
 // At large T the sweep's estimates come first (from r of the T query rows, with standard errors):
@@ -8,9 +8,10 @@
 // data-points-total on its element. A chart with no estimable curve says, over its plot, that it
 // waits for the exact points.
 import { createChart, drawVLine, drawDot, scaleColorKey } from './uplot-chart.js';
-import { createSweepStore, gapText, SWEEP_SCALES, SCALE_NAMES } from './sweep-store.js';
+import { createSweepStore, gapText } from './sweep-store.js';
 import { drawEstimateMarks } from './estimate-marks.js';
 import { h } from '../ui/dom.js';
+import { scaleLabel, scalingsOf } from '../state/choices.js';
 
 const pointsStyle = (s) => ({ show: true, size: 5, fill: (u) => u.pal[s] });
 
@@ -25,15 +26,16 @@ const HIDDEN_WAIT_MS = 100;
  * spec), setCurrent(result, cfg), sweepReset(n, { seqLen }), sweepPoints(points, { estimate }),
  * sweepDone(), failed(message), store, … }. After new points are drawn, the panel's gap line names
  * the scalings whose `gapValue(point)` is not finite; `estimateNote` follows the status line while
- * estimates are drawn; `ctx.onDrawn(name)` reports a drawn chart; `onDone()` runs once the sweep
- * is complete.
+ * estimates are drawn; `ctx.schema` names the scalings swept; `ctx.onDrawn(name)` reports a drawn
+ * chart; `onDone()` runs once the sweep is complete.
  */
 export function createSweepCharts(
   el,
   frame,
   { name, ctx = {}, gapValue, estimateNote = '', onDone = () => {} },
 ) {
-  const store = createSweepStore(SWEEP_SCALES);
+  const swept = scalingsOf(ctx.schema).map((c) => c.value); // the named scalings, each a curve
+  const store = createSweepStore(swept);
   const charts = [];
   let current = { result: null, cfg: null };
   let total = 0;
@@ -73,10 +75,10 @@ export function createSweepCharts(
   function chart(host, { label, aspect, scales, axes, layers, extra = [], marker }) {
     const series = [{}];
     for (const layer of layers) {
-      for (const s of SWEEP_SCALES) {
+      for (const s of swept) {
         const color = layer.color ?? s;
         series.push({
-          label: `${layer.name}, ${SCALE_NAMES[s]}`,
+          label: `${layer.name}, ${scaleLabel(s, ctx.schema)}`,
           stroke: (u) => u.pal[color],
           width: layer.width,
           ...(layer.dash ? { dash: layer.dash } : {}),
@@ -96,7 +98,7 @@ export function createSweepCharts(
         const { cfg, result } = current;
         if (!cfg || !result) return;
         drawVLine(u, cfg.dk, { color: u.pal.current, dash: [2, 3], label: `d_k = ${cfg.dk}` });
-        drawEstimateMarks(u, store, layers, SWEEP_SCALES);
+        drawEstimateMarks(u, store, layers, swept);
         drawDot(u, cfg.dk, result[marker.field], {
           color: u.pal[scaleColorKey(cfg.scale)],
           ...(marker.scale ? { scale: marker.scale } : {}),
@@ -106,7 +108,7 @@ export function createSweepCharts(
     });
     const columns = (dks) => [
       ...layers.flatMap((layer) =>
-        SWEEP_SCALES.map((s) =>
+        swept.map((s) =>
           store.column(s, dks, layer.value, { positive: !!layer.positive, estimate: !!layer.se }),
         ),
       ),
@@ -129,7 +131,7 @@ export function createSweepCharts(
     const dks = store.dks();
     if (!dks.length) return;
     for (const { c, columns } of charts) c.setData([dks, ...columns(dks)]);
-    frame.gaps.textContent = gapText(store.nonFiniteScales(gapValue));
+    frame.gaps.textContent = gapText(store.nonFiniteScales(gapValue).map((s) => scaleLabel(s, ctx.schema)));
   }
   /** Takes the pending draw off the frame and the timer: → it, or null if none was pending. */
   function takePending() {

@@ -80,14 +80,11 @@ export function createSweepStore(scales) {
   };
 }
 
-/** Text under a sweep chart when some measured points are NaN/inf (drawn as gaps). */
-export function gapText(scales) {
-  if (!scales.length) return '';
+/** Text under a sweep chart when some measured points are NaN/inf (drawn as gaps); `labels` the scalings'. */
+export function gapText(labels) {
+  if (!labels.length) return '';
   return (
-    `Gaps: for ${scales.map((s) => SCALE_NAMES[s]).join(', ')} some points are NaN or infinite ` +
+    `Gaps: for ${labels.join(', ')} some points are NaN or infinite ` +
     '(non-finite values in this precision; see the precision panel), so they are not drawn.'
   );
 }
-
-export const SWEEP_SCALES = ['none', 'sqrt', 'linear'];
-export const SCALE_NAMES = { none: 'none', sqrt: '1/√d_k', linear: '1/d_k' };

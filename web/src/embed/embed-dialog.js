@@ -9,7 +9,8 @@ import { embedSnippets } from './embed-snippets.js';
 import { ROUTES, cdnBase } from './embed-routes.js';
 import { version } from '../../../package.json';
 import { PAGE_LIMITS } from '../state/state.js';
-import { fmt, scaleLabel } from '../ui/format.js';
+import { fmt } from '../ui/format.js';
+import { scaleLabel } from '../state/choices.js';
 import '../styles/embed-dialog.css';
 
 const CONTROL_CHOICES = [
@@ -222,7 +223,7 @@ function build(app, base) {
     });
     for (const b of blocks) b.textarea.value = b.route.snippet(s);
     summary.textContent =
-      `Every snippet holds the current settings (d_k = ${cfg.dk}, T = ${cfg.seqLen}, scaling ${scaleLabel(cfg.scale)}, ` +
+      `Every snippet holds the current settings (d_k = ${cfg.dk}, T = ${cfg.seqLen}, scaling ${scaleLabel(cfg.scale, app.schema)}, ` +
       `${cfg.precision}, seed ${fmt(cfg.seed)}, …) and names only those that differ from the defaults. ` +
       `${panelQuery ? 'The training settings go in the iframe only: the web component and the site snippets built on it do not take them. ' : ''}` +
       'The charts are computed live in the reader’s browser.';

@@ -68,8 +68,8 @@ function engineRuns(client, { gradients }) {
   };
 }
 
-/** A copy of the panel in `el`, drawn by `mount`, off screen at the same width. */
-function mountCopy(el, mount) {
+/** A copy of the panel in `el`, drawn by `mount` (with the engine's `schema`), off screen at the same width. */
+function mountCopy(el, mount, schema) {
   const host = document.createElement(el.tagName);
   host.className = el.className;
   host.id = `${el.id || el.dataset.panel}-gif-copy`;
@@ -84,7 +84,7 @@ function mountCopy(el, mount) {
     pointerEvents: 'none',
   });
   el.after(host);
-  const api = mount(host, {});
+  const api = mount(host, { schema });
   // Not one of the page's panels: whatever looks them up by [data-panel] finds the reader's alone.
   host.dataset.gifCopyOf = host.dataset.panel;
   delete host.dataset.panel;
@@ -123,14 +123,14 @@ function framePicture(el, host, { title, legend, stamp, widest, pal }) {
 
 /**
  * gifFrames({ el, title, legend, source, dks }) yields { dk, image: ImageData, delay } for each d_k
- * of `dks`. source: the panel's exports.gif() → { mount, client, cfg, points?, gradients?,
+ * of `dks`. source: the panel's exports.gif() → { mount, schema?, client, cfg, points?, gradients?,
  * variants? }: `points` the sweep's exact points ([scale, point]), `gradients` to wait for each
  * run's backward, `variants` the precision panel's softmax variants, measured at each d_k too.
  */
 export async function* gifFrames({ el, title, legend, source, dks }) {
-  const { mount, client, cfg, points, gradients = false, variants } = source;
+  const { mount, schema, client, cfg, points, gradients = false, variants } = source;
   const runs = engineRuns(client, { gradients });
-  const { host, api } = mountCopy(el, mount);
+  const { host, api } = mountCopy(el, mount, schema);
   try {
     if (points) {
       api.sweepReset(points.length, { seqLen: cfg.seqLen });

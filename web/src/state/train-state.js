@@ -1,42 +1,35 @@
 // The training panel's state, as pure functions (no DOM): the trainer's config derived from the
-// page's config and the panel's own settings, the one-click comparisons, and the text summary of
-// a run. Ranges come from the engine's training schema (engine.trainSchema, owned by the C++).
+// page's config and the panel's own settings, and the text summary of a run. Ranges and the copies
+// come from the engine's training schema (engine.trainSchema, owned by the C++); the one-click
+// comparisons are presets (state/presets.js).
 //
 // What comes from where:
 //   page config  → dk, seqLen (T), precision, saturate, and scale when it is a custom multiplier
 //                  (the trainer then adds a fourth copy, "custom", with that multiplier);
 //   panel        → optimizer, learningRate, initScale, batchSize, seed, stopAt (page-only:
 //                  pause when the step counter reaches it; 0 = run until paused), and the copies
-//                  trained (COPY_SCHEMES; URL `trainCopies=none,sqrt,rms_sqrt`).
+//                  trained (the training schema's `copies` row; URL `trainCopies=none,sqrt,rms_sqrt`).
 // The page's ranges are wider than the trainer's (T up to 2048 there, 8..128 here; the trainer
 // also caps d_k · T · batch): values outside are clamped and every clamp is reported as a line
 // of text for the panel to show.
 // The panel's settings live in the URL too, under names of their own (`trainSeed`: the page
 // already has a `seed`), with the URL's rules of state.js.
 import { coerceField, parseQuery, serializeChanged } from './state.js';
+import { formatOf } from './choices.js';
 import { fmt } from '../ui/format.js';
 
 /**
- * The copies the panel can train (engine.train's `copies`; measured in the training findings (docs/science.md) under
- * the same names). The custom multiplier of the page adds one more copy, 'custom'.
+ * The training schema's `copies` row: { min, max, default, choices }. `choices` are the copies the
+ * panel can train, each { name, label, scale, qkNorm, softcap, lengthScale } (one entry of
+ * engine.train's `copies`; measured in the training findings (docs/science.md) under the same
+ * names), the defaults first; `default` the copies trained when none are picked; `max` how many
+ * engine.train takes. The page's custom multiplier adds one more copy, 'custom'.
  */
-export const COPY_SCHEMES = Object.freeze(
-  [
-    { name: 'none', label: 'none', spec: { scale: 'none' } },
-    { name: 'sqrt', label: '1/√d_k', spec: { scale: 'sqrt' } },
-    { name: 'linear', label: '1/d_k', spec: { scale: 'linear' } },
-    { name: 'rms_sqrt', label: 'RMS-norm + 1/√d_k', spec: { scale: 'sqrt', qkNorm: 'rms' } },
-    { name: 'layer_sqrt', label: 'layer-norm + 1/√d_k', spec: { scale: 'sqrt', qkNorm: 'layer' } },
-    { name: 'none_cap5', label: 'none + soft-cap 5', spec: { scale: 'none', softcap: 5 } },
-    { name: 'none_cap50', label: 'none + soft-cap 50', spec: { scale: 'none', softcap: 50 } },
-    { name: 'sqrt_logn', label: '1/√d_k × 0.43 ln T', spec: { scale: 'sqrt', lengthScale: 0.43 } },
-  ].map((c) => Object.freeze(c)),
-);
-export const DEFAULT_COPIES = Object.freeze(['none', 'sqrt', 'linear']);
+export const copiesField = (trainSchema) => trainSchema.find((f) => f.name === 'copies');
+const choiceNames = (trainSchema) => copiesField(trainSchema).choices.map((c) => c.name);
+
 /** Every copy name a run can have, in the order the charts draw them. */
-export const COPIES = Object.freeze([...COPY_SCHEMES.map((c) => c.name), 'custom']);
-/** engine.train takes at most this many copies. */
-export const MAX_COPIES = 8;
+export const copyNames = (trainSchema) => [...choiceNames(trainSchema), 'custom'];
 export const METRICS = Object.freeze([
   'loss',
   'accuracy',
@@ -65,29 +58,30 @@ const STOP_AT_FIELD = Object.freeze({
   default: DEFAULT_STOP_AT,
 });
 
-export function copyLabel(copy, scale) {
+/** How a copy is shown: its label in the training schema, or '× m' for the custom multiplier m. */
+export function copyLabel(copy, scale, trainSchema) {
   if (copy === 'custom') return typeof scale === 'number' ? `× ${fmt(scale)}` : 'custom';
-  return COPY_SCHEMES.find((c) => c.name === copy)?.label ?? copy;
+  return copiesField(trainSchema).choices.find((c) => c.name === copy)?.label ?? copy;
 }
 
 /**
  * A list of copy names (an array, or the URL's comma-separated text) → { copies, notice }: known
- * names in COPY_SCHEMES order, each once; unknown names dropped and an empty list reset to the
+ * names in the schema's order, each once; unknown names dropped and an empty list reset to the
  * defaults, with a notice { field: 'trainCopies', given, used, reason } as state.js writes them.
  */
-export function coerceCopies(input) {
+export function coerceCopies(input, trainSchema) {
   const given = Array.isArray(input)
     ? input
     : String(input ?? '')
         .split(',')
         .map((x) => x.trim())
         .filter(Boolean);
-  const known = COPY_SCHEMES.map((c) => c.name).filter((n) => given.includes(n));
-  const unknown = given.filter((n) => !COPY_SCHEMES.some((c) => c.name === n));
-  const copies = known.length ? known : [...DEFAULT_COPIES];
+  const names = choiceNames(trainSchema);
+  const known = names.filter((n) => given.includes(n));
+  const unknown = given.filter((n) => !names.includes(n));
+  const copies = known.length ? known : [...copiesField(trainSchema).default];
   let reason = null;
-  if (unknown.length)
-    reason = `names unknown copies (${unknown.join(', ')}; known: ${COPY_SCHEMES.map((c) => c.name).join(', ')})`;
+  if (unknown.length) reason = `names unknown copies (${unknown.join(', ')}; known: ${names.join(', ')})`;
   else if (!known.length) reason = 'picks no copy';
   const notice = reason
     ? { field: 'trainCopies', given: given.join(','), used: copies.join(','), reason }
@@ -115,7 +109,7 @@ export function settingsUrlSchema(trainSchema) {
 export function defaultSettings(trainSchema) {
   return {
     ...Object.fromEntries(settingsSchema(trainSchema).map((f) => [f.name, f.default])),
-    copies: [...DEFAULT_COPIES],
+    copies: [...copiesField(trainSchema).default],
   };
 }
 
@@ -129,7 +123,10 @@ export function settingsFromQuery(search, trainSchema) {
     settingsSchema(trainSchema).map((f) => [f.name, config[urlName(f.name)]]),
   );
   const raw = new URLSearchParams(search).get('trainCopies');
-  const { copies, notice } = raw === null ? { copies: [...DEFAULT_COPIES], notice: null } : coerceCopies(raw);
+  const { copies, notice } =
+    raw === null
+      ? { copies: [...copiesField(trainSchema).default], notice: null }
+      : coerceCopies(raw, trainSchema);
   settings.copies = copies;
   return { settings, notices: notice ? [...notices, notice] : notices };
 }
@@ -142,11 +139,10 @@ export function settingsToQuery(settings, trainSchema) {
       .map(([k, v]) => [urlName(k), v]),
   );
   const q = serializeChanged(byUrlName, settingsUrlSchema(trainSchema), {});
-  const { copies } = coerceCopies(settings.copies ?? DEFAULT_COPIES);
+  const defaults = copiesField(trainSchema).default;
+  const { copies } = coerceCopies(settings.copies ?? defaults, trainSchema);
   // Commas stay readable: copy names are letters, digits and '_' only.
-  return sameList(copies, DEFAULT_COPIES)
-    ? q
-    : [q, `trainCopies=${copies.join(',')}`].filter(Boolean).join('&');
+  return sameList(copies, defaults) ? q : [q, `trainCopies=${copies.join(',')}`].filter(Boolean).join('&');
 }
 
 /**
@@ -199,25 +195,23 @@ export function trainerConfig(page, settings, trainSchema) {
     optimizer: settings.optimizer,
     learningRate: settings.learningRate,
     initScale: settings.initScale,
-    precision: page.precision ?? 'fp32',
+    precision: page.precision,
     saturate: !!page.saturate,
     seed: settings.seed,
   };
-  const chosen = coerceCopies(settings.copies ?? DEFAULT_COPIES).copies; // in the schemes' order
+  const { default: defaults, max, choices } = copiesField(trainSchema);
+  const chosen = coerceCopies(settings.copies ?? defaults, trainSchema).copies; // in the schema's order
   const custom = typeof page.scale === 'number';
-  if (sameList(chosen, DEFAULT_COPIES)) {
+  if (sameList(chosen, defaults)) {
     // The default copies: the trainer's own defaults (the bits of every earlier run).
     if (custom) cfg.scale = page.scale;
   } else {
-    cfg.copies = COPY_SCHEMES.filter((c) => chosen.includes(c.name)).map((c) => ({
-      name: c.name,
-      ...c.spec,
-    }));
+    cfg.copies = choices.filter((c) => chosen.includes(c.name)).map(({ label: _, ...spec }) => spec);
     if (custom) {
-      if (cfg.copies.length < MAX_COPIES) cfg.copies.push({ name: 'custom', scale: page.scale });
+      if (cfg.copies.length < max) cfg.copies.push({ name: 'custom', scale: page.scale });
       else
         notes.push(
-          `The trainer runs at most ${MAX_COPIES} copies: the page's custom multiplier × ${fmt(page.scale)} is left out while all eight schemes are picked.`,
+          `The trainer runs at most ${max} copies: the page's custom multiplier × ${fmt(page.scale)} is left out while all eight schemes are picked.`,
         );
     }
   }
@@ -228,110 +222,20 @@ export function trainerConfig(page, settings, trainSchema) {
 export const trainerKey = (cfg) => JSON.stringify(cfg);
 
 /** The copies a config trains, in output order. */
-export const copiesOf = (cfg) =>
+export const copiesOf = (cfg, trainSchema) =>
   cfg.copies
     ? cfg.copies.map((c) => c.name)
-    : typeof cfg.scale === 'number'
-      ? [...DEFAULT_COPIES, 'custom']
-      : [...DEFAULT_COPIES];
+    : [...copiesField(trainSchema).default, ...(typeof cfg.scale === 'number' ? ['custom'] : [])];
 
-/** One line describing a run's config. */
-export function describeRun(cfg) {
+/** One line describing a run's config (`schema`: the engine's, which says whether a format saturates). */
+export function describeRun(cfg, schema) {
   const opt = cfg.optimizer === 'sgd' ? 'SGD' : 'Adam';
+  const saturating = cfg.saturate && formatOf(schema, cfg.precision)?.canSaturate;
   return (
     `d_k ${cfg.dk}, T ${cfg.seqLen}, batch ${cfg.batchSize}, ${opt} lr ${fmt(cfg.learningRate)}, init scale ${fmt(cfg.initScale)}, ` +
-    `${cfg.precision}${cfg.saturate && String(cfg.precision).startsWith('fp8') ? ' (saturating)' : ''}, seed ${cfg.seed}`
+    `${cfg.precision}${saturating ? ' (saturating)' : ''}, seed ${cfg.seed}`
   );
 }
-
-/**
- * One-click comparisons: the settings of the training findings (docs/science.md) (defaults: T 32, batch 16, Adam
- * 1e-3, fp32, seed 1, 500 steps) with d_k, initScale or the optimizer changed. `page` goes to the
- * page's config, `train` over the panel's defaults. `measured` quotes the native run's steps to
- * 90 % (docs/science.md); the run in the page repeats it bit for bit.
- */
-export const TRAIN_PRESETS = Object.freeze([
-  {
-    id: 'dk16',
-    title: 'd_k 16, init 1',
-    page: { dk: 16 },
-    train: {},
-    measured: 'none 420, 1/√d_k 354, 1/d_k 477',
-  },
-  {
-    id: 'dk64',
-    title: 'd_k 64, init 1',
-    page: { dk: 64 },
-    train: {},
-    measured: 'none 398, 1/√d_k 198, 1/d_k 331',
-  },
-  {
-    id: 'dk256',
-    title: 'd_k 256, init 1',
-    page: { dk: 256 },
-    train: {},
-    measured: 'none 336, 1/√d_k 112, 1/d_k 292',
-  },
-  {
-    id: 'dk256-init2',
-    title: 'd_k 256, init 2',
-    page: { dk: 256 },
-    train: { initScale: 2 },
-    measured: 'none not within 500 (accuracy 0.43 at the end), 1/√d_k 150, 1/d_k 192',
-  },
-  {
-    id: 'dk256-init05',
-    title: 'd_k 256, init 0.5',
-    page: { dk: 256 },
-    train: { initScale: 0.5 },
-    measured: 'none 128, 1/√d_k 157, 1/d_k 404',
-  },
-  {
-    id: 'dk256-sgd',
-    title: 'd_k 256, SGD lr 1',
-    page: { dk: 256 },
-    train: { optimizer: 'sgd', learningRate: 1 },
-    measured: 'none 373, 1/√d_k 58, 1/d_k not within 500 (accuracy 0.22 at the end)',
-  },
-]);
-
-/**
- * The comparisons of the newer schemes (docs/science.md, "Beyond 1/√d_k", seed 1): each picks its
- * copies and asks one question; `measured` quotes the native run of the same settings.
- */
-export const FINDINGS_PRESETS = Object.freeze([
-  {
-    id: 'qknorm-init2',
-    title: 'Init 2, d_k 256: does QK-norm rescue the unscaled copy?',
-    page: { dk: 256 },
-    train: { initScale: 2, copies: ['none', 'sqrt', 'rms_sqrt', 'layer_sqrt'] },
-    measured: 'none not within 500, 1/√d_k 150, RMS-norm + 1/√d_k 106, layer-norm + 1/√d_k 106',
-  },
-  {
-    id: 'softcap-init2',
-    title: 'Init 2, d_k 64: does a soft-cap?',
-    page: { dk: 64 },
-    train: { initScale: 2, copies: ['none', 'sqrt', 'none_cap5', 'none_cap50'] },
-    measured: 'none not within 500, 1/√d_k 288, soft-cap 5 not within 500, soft-cap 50 not within 500',
-  },
-  {
-    id: 'all-init1',
-    title: 'Init 1, d_k 256: all eight copies',
-    page: { dk: 256 },
-    train: { copies: COPY_SCHEMES.map((c) => c.name) },
-    measured:
-      'none 336, 1/√d_k 112, 1/d_k 292, RMS-norm 103, layer-norm 103, soft-cap 5 183, soft-cap 50 305, 0.43 ln T 108',
-  },
-  {
-    id: 'logn-init2',
-    title: 'Init 2, d_k 16: is s·ln T a larger scale?',
-    page: { dk: 16 },
-    train: { initScale: 2, copies: ['sqrt', 'linear', 'sqrt_logn'] },
-    measured: '1/√d_k 478, 1/d_k 401, 1/√d_k × 0.43 ln T not within 500',
-  },
-]);
-/** What every preset sets on the page besides d_k: the findings' T and precision. */
-export const PRESET_PAGE_BASE = Object.freeze({ seqLen: 32, precision: 'fp32' });
 
 /**
  * First step where the accuracy averaged over the last REACH_WINDOW steps is ≥ REACH_ACCURACY, or
@@ -364,18 +268,19 @@ const pct = (x) => (Number.isFinite(x) ? `${fmt(100 * x, 3)}%` : fmt(x));
 
 /**
  * A plain-text summary of what the curves show now (the text alternative of the charts):
- * `run` = { cfg, steps: number[], copies: { name: { metric: number[] } }, reached: { name: step|null } }.
+ * `run` = { cfg, steps: number[], copies: { name: { metric: number[] } }, reached: { name: step|null } };
+ * `trainSchema`, `schema`: the engine's (the copies' labels, the formats).
  */
-export function summarize(run) {
+export function summarize(run, trainSchema, schema) {
   const { cfg, steps } = run;
   if (!cfg || !steps.length)
     return 'No steps yet. Press Play or Step to train the copies from the same starting weights on the same batches.';
-  const copies = copiesOf(cfg);
-  const label = (c) => copyLabel(c, cfg.scale);
+  const copies = copiesOf(cfg, trainSchema);
+  const label = (c) => copyLabel(c, cfg.scale, trainSchema);
   const n = steps.length;
   const last = steps[n - 1];
   const from = n - REACH_WINDOW;
-  const out = [`Step ${last} (${describeRun(cfg)}).`];
+  const out = [`Step ${last} (${describeRun(cfg, schema)}).`];
   const acc = copies.map((c) => [c, mean(run.copies[c].accuracy, from)]);
   out.push(
     `Accuracy over the last ${Math.min(n, REACH_WINDOW)} steps: ${acc.map(([c, a]) => `${label(c)} ${pct(a)}`).join(', ')} (chance ${pct(1 / VALUE_TOKENS)}).`,

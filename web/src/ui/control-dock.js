@@ -6,7 +6,7 @@
 import { h } from './dom.js';
 import { bounds } from '../state/state.js';
 import { fmt } from './format.js';
-import { log2Stops, nearestStop, VALUE_LABELS } from './control-widgets.js';
+import { choiceLabel, log2Stops, nearestStop } from './control-widgets.js';
 import { createSettingsSheet } from './settings-sheet.js';
 
 const FOLD_KEY = 'attnscale-dock';
@@ -55,7 +55,7 @@ function scaleSelect(f, { idPrefix, onChange }) {
   const sel = h(
     'select',
     { id, name: 'scale', 'aria-label': 'Scaling' },
-    (f.values ?? []).map((v) => h('option', { value: v, text: VALUE_LABELS[v] ?? v })),
+    (f.values ?? []).map((v) => h('option', { value: v, text: choiceLabel(f, v) })),
     custom,
   );
   sel.addEventListener('change', () => onChange({ scale: sel.value }));

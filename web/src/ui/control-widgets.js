@@ -7,20 +7,8 @@ import { h } from './dom.js';
 import { bounds } from '../state/state.js';
 import { fmt } from './format.js';
 
-export const VALUE_LABELS = {
-  none: 'none',
-  sqrt: '1/√d_k',
-  linear: '1/d_k',
-  fp32: 'fp32',
-  bf16: 'bf16',
-  fp16: 'fp16',
-  fp8e4m3: 'fp8 E4M3',
-  fp8e5m2: 'fp8 E5M2',
-  naive: 'two-pass (naive)',
-  online: 'online (streaming)',
-  rms: 'RMS norm',
-  layer: 'layer norm',
-};
+/** What a control shows for value `v` of field `f`: its label among the schema's choices. */
+export const choiceLabel = (f, v) => f.choices?.find((c) => c.value === v)?.label ?? v;
 
 /** Slider stops of a log2 slider: the bounds plus every power of two between them. */
 export function log2Stops(min, max) {
@@ -48,9 +36,9 @@ function labelText(f) {
   return f.unit ? `${f.label ?? f.name} (${f.unit})` : (f.label ?? f.name);
 }
 
-const enabledIn = (ui, c) => (ui.enabledWhen ? ui.enabledWhen(c) : true);
+const enabledIn = (ui, c, schema) => (ui.enabledWhen ? ui.enabledWhen(c, schema) : true);
 
-function boolWidget(f, { id, hintId, described, ui, wrap }, { onChange }) {
+function boolWidget(f, { id, hintId, described, ui, wrap }, { onChange, schema }) {
   const input = h('input', { type: 'checkbox', id, name: f.name, 'aria-describedby': described });
   input.addEventListener('change', () => onChange({ [f.name]: input.checked }));
   wrap.append(
@@ -62,16 +50,16 @@ function boolWidget(f, { id, hintId, described, ui, wrap }, { onChange }) {
     el: wrap,
     set(c) {
       input.checked = !!c[f.name];
-      input.disabled = !enabledIn(ui, c);
+      input.disabled = !enabledIn(ui, c, schema);
     },
   };
 }
 
-function enumWidget(f, { id, hintId, described, ui, wrap }, { onChange }) {
+function enumWidget(f, { id, hintId, described, ui, wrap }, { onChange, schema }) {
   const sel = h(
     'select',
     { id, name: f.name, 'aria-describedby': described },
-    (f.values ?? []).map((v) => h('option', { value: v, text: VALUE_LABELS[v] ?? v })),
+    (f.values ?? []).map((v) => h('option', { value: v, text: choiceLabel(f, v) })),
   );
   sel.addEventListener('change', () => onChange({ [f.name]: sel.value }));
   wrap.append(h('label', { for: id, text: labelText(f) }), sel, hintOf(f, hintId));
@@ -80,7 +68,7 @@ function enumWidget(f, { id, hintId, described, ui, wrap }, { onChange }) {
     el: wrap,
     set(c) {
       sel.value = c[f.name];
-      sel.disabled = !enabledIn(ui, c);
+      sel.disabled = !enabledIn(ui, c, schema);
     },
   };
 }
@@ -118,7 +106,7 @@ function scaleWidget(f, { id, hintId, described, wrap }, { idPrefix, onChange, c
         'span',
         { class: 'radio' },
         r,
-        h('label', { for: rid, text: v === 'custom' ? 'custom ×' : (VALUE_LABELS[v] ?? v) }),
+        h('label', { for: rid, text: v === 'custom' ? 'custom ×' : choiceLabel(f, v) }),
       ),
     );
   }
@@ -162,7 +150,7 @@ function placeSlider(slider, sliderKind, v, min, max) {
 }
 
 /** int / number: a number box, with a slider or a Resample button (the seed). */
-function numberWidget(f, { id, hintId, described, ui, wrap }, { limits, onChange, current }) {
+function numberWidget(f, { id, hintId, described, ui, wrap }, { limits, onChange, current, schema }) {
   const num = h('input', {
     type: 'number',
     id,
@@ -220,7 +208,7 @@ function numberWidget(f, { id, hintId, described, ui, wrap }, { limits, onChange
       if (Number.isFinite(max)) num.max = String(max);
       else num.removeAttribute('max');
       if (!focused(num)) num.value = String(v);
-      const enabled = enabledIn(ui, c);
+      const enabled = enabledIn(ui, c, schema);
       num.disabled = !enabled;
       if (!slider) return;
       slider.disabled = !enabled;
@@ -233,8 +221,9 @@ function numberWidget(f, { id, hintId, described, ui, wrap }, { limits, onChange
 const WIDGETS = { bool: boolWidget, enum: enumWidget, scale: scaleWidget };
 
 /**
- * makeWidget(f, { idPrefix, limits, onChange(partial), current() → config, ui }) → { f, el, set(c) }.
- * `current()` is the config the controls show now.
+ * makeWidget(f, { idPrefix, limits, onChange(partial), current() → config, schema, ui }) → { f, el,
+ * set(c) }. `current()` is the config the controls show now; `ui.enabledWhen(config, schema)` says
+ * whether the field applies (it may read another field's choices).
  */
 export function makeWidget(f, env) {
   const id = `${env.idPrefix}${f.name}`;

@@ -4,14 +4,18 @@
 // gets a control, in "More".
 import { h } from './dom.js';
 import { bounds, PAGE_LIMITS } from '../state/state.js';
+import { formatOf } from '../state/choices.js';
 import { makeWidget } from './control-widgets.js';
 
-/** Widget choices per field (presentation only; never ranges — those come from the schema). */
+/**
+ * Widget choices per field (presentation only; never ranges — those come from the schema).
+ * `enabledWhen(config, schema)`: whether the field applies.
+ */
 const UI = {
   dk: { slider: 'log2' },
   seqLen: { slider: 'log2' },
   blockSize: { slider: 'log2', enabledWhen: (c) => c.softmax === 'online' },
-  saturate: { enabledWhen: (c) => String(c.precision).startsWith('fp8') },
+  saturate: { enabledWhen: (c, schema) => formatOf(schema, c.precision)?.canSaturate === true },
   mean: { slider: { min: -3, max: 3, step: 0.05 } },
   std: { slider: { min: 0.05, max: 4, step: 0.05 } },
   correlation: { slider: { step: 0.05 } },
@@ -71,7 +75,7 @@ export function mountControls(
   const widgets = [];
   const root = h('div', { class: 'controls' });
   let config = {};
-  const env = { idPrefix, limits, onChange, current: () => config };
+  const env = { idPrefix, limits, onChange, current: () => config, schema };
 
   for (const g of groupsOf(schema)) {
     const names = g.fields.filter((n) => byName.has(n) && (!wanted || wanted.has(n)));
@@ -109,7 +113,7 @@ export function mountControls(
         const shown = JSON.stringify([
           c[f.name],
           bounds(f, c, limits),
-          UI[f.name]?.enabledWhen?.(c) ?? true,
+          UI[f.name]?.enabledWhen?.(c, schema) ?? true,
           !!active && w.el.contains(active),
         ]);
         if (shown === w.shown) continue;

@@ -26,9 +26,3 @@ export function axisNum(x) {
   if (a >= 1e4 || a < 1e-3) return x.toExponential(0).replace('e+', 'e');
   return String(Number(x.toPrecision(3)));
 }
-
-export const SCALE_LABEL = Object.freeze({ none: 'none', sqrt: '1/√d_k', linear: '1/d_k' });
-
-export function scaleLabel(scale) {
-  return typeof scale === 'number' ? `× ${fmt(scale)}` : (SCALE_LABEL[scale] ?? String(scale));
-}

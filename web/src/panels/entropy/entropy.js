@@ -3,9 +3,9 @@
 // per row and the fraction of saturated rows.
 import { panelFrame } from '../../charts/panel-frame.js';
 import { log2Axis, axis } from '../../charts/uplot-chart.js';
-import { SWEEP_SCALES, SCALE_NAMES } from '../../charts/sweep-store.js';
 import { createSweepCharts } from '../../charts/sweep-chart.js';
-import { fmt, scaleLabel } from '../../ui/format.js';
+import { fmt } from '../../ui/format.js';
+import { scaleLabel, scalingsOf } from '../../state/choices.js';
 import { PANEL_META } from '../meta.js';
 
 export const meta = PANEL_META.entropy;
@@ -13,13 +13,14 @@ export const meta = PANEL_META.entropy;
 export function mount(el, ctx = {}) {
   let cfg = null,
     result = null;
+  const scalings = scalingsOf(ctx.schema);
   const frame = panelFrame(el, {
     name: 'entropy',
     title: 'Softmax entropy and saturation vs d_k',
     description:
       'How spread out each attention row is (entropy, left axis) and how concentrated (largest weight and saturated rows, right axis).',
     legend: [
-      ...SWEEP_SCALES.map((s) => ({ color: `c-${s}`, label: SCALE_NAMES[s] })),
+      ...scalings.map((s) => ({ color: `c-${s.value}`, label: s.label })),
       { color: 'fg', label: 'entropy (left)' },
       { color: 'fg', label: 'mean max weight (right)', dash: 'dashed' },
       { color: 'fg', label: 'saturated rows (right)', dash: 'dotted' },
@@ -40,7 +41,7 @@ export function mount(el, ctx = {}) {
           rows.push([s, p.dk, p.entropy, p.entropyMax, p.maxWeight, p.saturatedFraction]);
         return { rows };
       },
-      gif: () => ({ mount, client: ctx.client, cfg, points: store.points() }),
+      gif: () => ({ mount, schema: ctx.schema, client: ctx.client, cfg, points: store.points() }),
     },
   });
 
@@ -103,7 +104,7 @@ export function mount(el, ctx = {}) {
         column: (st, dks) =>
           dks.map(
             (dk) =>
-              SWEEP_SCALES.map((s) => st.column(s, [dk], (p) => p.entropyMax)[0]).find((v) => v !== null) ??
+              st.scales.map((s) => st.column(s, [dk], (p) => p.entropyMax)[0]).find((v) => v !== null) ??
               null,
           ),
       },
@@ -118,13 +119,15 @@ export function mount(el, ctx = {}) {
     const dks = store.stale ? [] : store.dks();
     const last = dks[dks.length - 1];
     const ends = last
-      ? SWEEP_SCALES.map(
-          (s) =>
-            `${SCALE_NAMES[s]} ${pct(store.column(s, [last], (p) => p.saturatedFraction, { estimate: false })[0] ?? NaN)}`,
-        ).join(', ')
+      ? scalings
+          .map(
+            (s) =>
+              `${s.label} ${pct(store.column(s.value, [last], (p) => p.saturatedFraction, { estimate: false })[0] ?? NaN)}`,
+          )
+          .join(', ')
       : '';
     frame.setSummary(
-      `Softmax entropy ${fmt(result.entropy, 3)} of at most ${fmt(result.entropyMax, 3)} nats at d_k = ${cfg.dk} with scaling ${scaleLabel(cfg.scale)}; ` +
+      `Softmax entropy ${fmt(result.entropy, 3)} of at most ${fmt(result.entropyMax, 3)} nats at d_k = ${cfg.dk} with scaling ${scaleLabel(cfg.scale, ctx.schema)}; ` +
         `${pct(result.saturatedFraction)} of rows saturated.` +
         (ends ? ` Saturated rows at d_k = ${last}: ${ends}.` : ''),
     );
@@ -136,9 +139,9 @@ export function mount(el, ctx = {}) {
       cfg = c;
       frame.setStats(r);
       frame.caption.textContent = Number.isFinite(r.entropy)
-        ? `Current: d_k = ${c.dk}, scaling ${scaleLabel(c.scale)}: entropy ${fmt(r.entropy, 3)} of at most ${fmt(r.entropyMax, 3)} nats; ` +
+        ? `Current: d_k = ${c.dk}, scaling ${scaleLabel(c.scale, ctx.schema)}: entropy ${fmt(r.entropy, 3)} of at most ${fmt(r.entropyMax, 3)} nats; ` +
           `the largest weight of a row averages ${fmt(r.maxWeight, 3)}; ${fmt(100 * r.saturatedFraction, 3)}% of rows are saturated.`
-        : `Current: d_k = ${c.dk}, scaling ${scaleLabel(c.scale)}: the weights contain NaN or infinite values, so entropy and saturation are undefined (see the precision panel).`;
+        : `Current: d_k = ${c.dk}, scaling ${scaleLabel(c.scale, ctx.schema)}: the weights contain NaN or infinite values, so entropy and saturation are undefined (see the precision panel).`;
       sweep.setCurrent(r, c);
       summarize();
     },

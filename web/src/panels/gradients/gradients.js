@@ -5,10 +5,10 @@
 //      the honest view — a mean can sit well above what most rows get.
 import { panelFrame } from '../../charts/panel-frame.js';
 import { createChart, log2Axis, logYAxis, axis, scaleColorKey, alpha } from '../../charts/uplot-chart.js';
-import { SWEEP_SCALES, SCALE_NAMES } from '../../charts/sweep-store.js';
 import { createSweepCharts } from '../../charts/sweep-chart.js';
 import { uPlot } from '../../charts/uplot-chart.js';
-import { fmt, scaleLabel } from '../../ui/format.js';
+import { fmt } from '../../ui/format.js';
+import { scaleLabel, scalingsOf } from '../../state/choices.js';
 import { PANEL_META } from '../meta.js';
 
 export const meta = PANEL_META.gradients;
@@ -23,7 +23,7 @@ export function mount(el, ctx = {}) {
     description:
       'How much gradient gets through the softmax: the norm of its Jacobian per row, and the gradient that reaches Q and K.',
     legend: [
-      ...SWEEP_SCALES.map((s) => ({ color: `c-${s}`, label: SCALE_NAMES[s] })),
+      ...scalingsOf(ctx.schema).map((s) => ({ color: `c-${s.value}`, label: s.label })),
       { color: 'fg', label: 'median row / ∂L/∂Q' },
       { color: 'fg', label: 'mean row / ∂L/∂K', dash: 'dashed' },
       { color: 'c-current', label: 'current d_k (dot: current value)', dash: 'dotted' },
@@ -71,7 +71,14 @@ export function mount(el, ctx = {}) {
         }
         return { rows: out };
       },
-      gif: () => ({ mount, client: ctx.client, cfg, points: store.points(), gradients: true }),
+      gif: () => ({
+        mount,
+        schema: ctx.schema,
+        client: ctx.client,
+        cfg,
+        points: store.points(),
+        gradients: true,
+      }),
     },
   });
 
@@ -230,7 +237,7 @@ export function mount(el, ctx = {}) {
         return;
       }
       frame.setSummary(
-        `Gradient health at d_k = ${c.dk}, scaling ${scaleLabel(c.scale)}: softmax Jacobian norm ${fmt(r.jacobianNormMedian, 3)} for the median row, ` +
+        `Gradient health at d_k = ${c.dk}, scaling ${scaleLabel(c.scale, ctx.schema)}: softmax Jacobian norm ${fmt(r.jacobianNormMedian, 3)} for the median row, ` +
           `${fmt(r.jacobianNormMean, 3)} on average; ${fmt(100 * r.saturatedFraction, 3)}% of rows saturated; RMS gradient to Q ${fmt(r.gradNormQ, 3)}, to K ${fmt(r.gradNormK, 3)}.`,
       );
       frame.caption.textContent =

@@ -4,7 +4,8 @@
 // colour; masked (exactly zero) weights another. Large T is max-pooled in the Worker.
 import { panelFrame } from '../../charts/panel-frame.js';
 import { createChart, axis, drawImageInPlot } from '../../charts/uplot-chart.js';
-import { fmt, axisNum, scaleLabel } from '../../ui/format.js';
+import { fmt, axisNum } from '../../ui/format.js';
+import { scaleLabel } from '../../state/choices.js';
 import { PANEL_META } from '../meta.js';
 import { FLOOR, rampRgb, cssRgb, rgbaWord, weightColorTable } from '../../charts/weight-colors.js';
 
@@ -43,7 +44,7 @@ export function mount(el, ctx = {}) {
         }
         return { rows };
       },
-      gif: () => ({ mount, client: ctx.client, cfg }),
+      gif: () => ({ mount, schema: ctx.schema, client: ctx.client, cfg }),
     },
   });
 
@@ -174,7 +175,7 @@ export function mount(el, ctx = {}) {
         ]);
       const bad = r.nonFinite?.weights ?? 0;
       frame.setSummary(
-        `Attention weights, ${c.seqLen} × ${c.seqLen}, at d_k = ${c.dk} with scaling ${scaleLabel(c.scale)}${c.causal ? ', causal mask' : ''}: ` +
+        `Attention weights, ${c.seqLen} × ${c.seqLen}, at d_k = ${c.dk} with scaling ${scaleLabel(c.scale, ctx.schema)}${c.causal ? ', causal mask' : ''}: ` +
           `a row's largest weight averages ${fmt(r.maxWeight, 3)}; ${fmt(100 * r.saturatedFraction, 3)}% of rows put more than 0.99 on one key` +
           (bad ? `; ${fmt(bad)} weights are NaN or infinite.` : '.'),
       );

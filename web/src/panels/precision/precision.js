@@ -70,7 +70,7 @@ export function mount(el, ctx = {}) {
             ]);
         return { rows };
       },
-      gif: () => ({ mount, client: ctx.client, cfg, variants: meta.variants }),
+      gif: () => ({ mount, schema: ctx.schema, client: ctx.client, cfg, variants: meta.variants }),
     },
   });
 

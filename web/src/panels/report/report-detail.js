@@ -3,15 +3,16 @@
 // finite with and without max subtraction.
 import { createChart, axis } from '../../charts/uplot-chart.js';
 import { h } from '../../ui/dom.js';
-import { fmt, scaleLabel } from '../../ui/format.js';
-import { DETAIL_PRECISIONS, LN_MAX, layerLabel } from './report-stats.js';
+import { fmt } from '../../ui/format.js';
+import { scaleLabel } from '../../state/choices.js';
+import { formatsByRange, layerLabel, lnMax } from './report-stats.js';
 
 /**
- * mountDetail(host, idPrefix, mountPanel) → { show(head, cfg), report(r), precision(row), hide(),
- * redraw(), destroy() }. `mountPanel(name, el)` → Promise<panel api>: the page's own panels, from
- * the app (a panel does not import another).
+ * mountDetail(host, idPrefix, mountPanel, schema) → { show(head, cfg), report(r), precision(row),
+ * hide(), redraw(), destroy() }. `mountPanel(name, el)` → Promise<panel api>: the page's own
+ * panels, from the app (a panel does not import another); `schema` the engine's.
  */
-export function mountDetail(host, idPrefix, mountPanel) {
+export function mountDetail(host, idPrefix, mountPanel, schema) {
   const heading = h('h4', { class: 'subchart', 'data-report-detail-title': '' });
   const facts = h('p', { class: 'caption', 'data-report-detail-facts': '' });
   // The two page panels keep their own frames; their data-panel is taken off so that the page's
@@ -105,14 +106,15 @@ export function mountDetail(host, idPrefix, mountPanel) {
       h(
         'tbody',
         {},
-        DETAIL_PRECISIONS.map((p) => {
+        formatsByRange(schema).map((format) => {
+          const p = format.value;
           const r = byKey.get(`${p}|true`) ?? byKey.get(`${p}|false`);
           return h(
             'tr',
             {},
             h('th', { text: p }),
-            h('td', { text: fmt(LN_MAX[p], 4) }),
-            h('td', { text: r ? fmt(r.logitMax / LN_MAX[p], 3) : '…' }),
+            h('td', { text: fmt(lnMax(format), 4) }),
+            h('td', { text: r ? fmt(r.logitMax / lnMax(format), 3) : '…' }),
             cell(p, false),
             cell(p, true),
           );
@@ -152,7 +154,7 @@ export function mountDetail(host, idPrefix, mountPanel) {
       facts.textContent =
         `q: mean ${fmt(r.qMean, 3)}, σ ${fmt(r.qStd, 3)}; k: mean ${fmt(r.kMean, 3)}, σ ${fmt(r.kStd, 3)}. ` +
         `σ of q·k ${fmt(r.rawLogitStd, 3)}, against ${fmt(r.iidRawLogitStd, 3)} for independent components with these moments; ` +
-        `scaled ${scaleLabel(cfg.scale)}: σ ${fmt(r.logitStd, 3)}, largest ${fmt(r.logitMax, 3)}. ` +
+        `scaled ${scaleLabel(cfg.scale, schema)}: σ ${fmt(r.logitStd, 3)}, largest ${fmt(r.logitMax, 3)}. ` +
         `${fmt(100 * r.saturatedFraction, 3)}% of rows saturated, mean largest weight ${fmt(r.maxWeight, 3)}.`;
     },
     precision(row) {

@@ -86,7 +86,7 @@ export function mountGrid(host, { onPick }) {
       reports[l][hd] = r;
       paintCell(l, hd);
     },
-    /** Recolours every cell by `s` (one of REPORT_STATS) and says its scale. */
+    /** Recolours every cell by `s` (one of report-stats.js's reportStats) and says its scale. */
     paint(s) {
       stat = s;
       for (let l = 0; l < cells.length; l++) for (let hd = 0; hd < cells[l].length; hd++) paintCell(l, hd);

@@ -5,7 +5,7 @@
 // and max subtraction per slice. No DOM.
 import { downsampleAttention } from '../../compute/jobs/downsample-attention.js';
 import { keyHeadFor } from '../../tensors/pair-heads.js';
-import { DETAIL_PRECISIONS } from './report-stats.js';
+import { formatsByRange } from './report-stats.js';
 
 const HEATMAP_SIDE = 256;
 
@@ -60,8 +60,8 @@ export function reportJob(engine, m, post) {
 /** { q, k (one head each), seqLen, dk, options } → 'reportDetail', 'reportPrecision'*, 'reportDetailDone'. */
 export function reportDetailJob(engine, m, post) {
   const { session, id, q, k, seqLen, dk, options } = m;
-  const rows = DETAIL_PRECISIONS.flatMap((precision) =>
-    [false, true].map((subtractMax) => ({ precision, subtractMax })),
+  const rows = formatsByRange(engine.schema).flatMap((format) =>
+    [false, true].map((subtractMax) => ({ precision: format.value, subtractMax })),
   );
   let step = -1;
   const analyze = (extra) => engine.analyze(q, k, { ...options, ...extra, seqLen, dk }).heads[0];

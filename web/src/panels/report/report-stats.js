@@ -1,32 +1,30 @@
 // What the report's grid can colour its cells by, the sentence that sums a model up, and the CSV
-// of every head. Pure, no DOM.
+// of every head. Pure, no DOM. The number formats come from the engine's schema (the `precision`
+// field's choices, with their largest finite values).
 
-/** The detail's precision table: every format, each without and with max subtraction. */
-export const DETAIL_PRECISIONS = Object.freeze(['fp32', 'bf16', 'fp16', 'fp8e5m2', 'fp8e4m3']);
+/** The schema's number formats, widest range first: the detail's precision table, the overflow statistics. */
+export function formatsByRange(schema) {
+  const formats = schema?.find((f) => f.name === 'precision')?.choices ?? [];
+  return [...formats].sort((a, b) => b.largestFinite - a.largestFinite);
+}
 
-/** ln of each format's largest finite value: exp(z) overflows above it (z the logit fed to exp). */
-export const LN_MAX = Object.freeze({
-  fp32: Math.log(3.4028234663852886e38),
-  bf16: Math.log(3.3895313892515355e38),
-  fp16: Math.log(65504),
-  fp8e5m2: Math.log(57344),
-  fp8e4m3: Math.log(448),
-});
+/** ln of a format's largest finite value: exp(z) overflows above it (z the logit fed to exp). */
+export const lnMax = (format) => Math.log(format.largestFinite);
 
 /** A statistic: value(head report), the range its colours span (values outside are clamped). */
 const stat = (id, label, short, value, range = [0, 1]) => ({ id, label, short, value, range, digits: 3 });
 
 const overflowStat = (format) =>
   stat(
-    `overflow-${format}`,
-    `largest logit ÷ ln(max) of ${format} (${LN_MAX[format].toFixed(2)})`,
-    `largest logit ÷ ln(max ${format})`,
-    (r) => r.logitMax / LN_MAX[format],
+    `overflow-${format.value}`,
+    `largest logit ÷ ln(max) of ${format.value} (${lnMax(format).toFixed(2)})`,
+    `largest logit ÷ ln(max ${format.value})`,
+    (r) => r.logitMax / lnMax(format),
     [0, 2],
   );
 
-/** What the grid can colour its cells by. */
-export const REPORT_STATS = Object.freeze([
+/** What the grid can colour its cells by: the head's shape, then each of the schema's formats. */
+export const reportStats = (schema) => [
   stat(
     'sigma',
     'σ of the raw logits ÷ its i.i.d. value',
@@ -37,13 +35,14 @@ export const REPORT_STATS = Object.freeze([
   stat('entropy', 'entropy of a row ÷ ln n (1: uniform)', 'entropy ÷ ln n', (r) => r.entropy / r.entropyMax),
   stat('maxWeight', 'mean largest weight of a row', 'mean largest weight', (r) => r.maxWeight),
   stat('saturated', 'saturated rows (largest weight > 0.99)', 'saturated rows', (r) => r.saturatedFraction),
-  ...Object.keys(LN_MAX).map(overflowStat),
-]);
+  ...formatsByRange(schema).map(overflowStat),
+];
 
 /** A layer's name as shown: its prefix without the trailing separator (`layers.3.` → `layers.3`). */
 export const layerLabel = (prefix) => prefix.replace(/[._/:-]$/, '') || '(unnamed)';
 
-export const statById = (id) => REPORT_STATS.find((s) => s.id === id) ?? REPORT_STATS[0];
+/** The statistic of `stats` called `id` (the first, if none is). */
+export const statById = (stats, id) => stats.find((s) => s.id === id) ?? stats[0];
 
 /** A value's place on the colour scale, 0…1; NaN for a value that is not finite. */
 export function statPosition(stat, value) {
@@ -65,16 +64,19 @@ const have = (n) => (n === 1 ? 'has' : 'have');
 
 /**
  * What a model's numbers mean, in words: `reports` every head measured so far (with `layer`),
- * `options` the logit settings they were measured with.
+ * `options` the logit settings they were measured with, `schema` the engine's.
  */
-export function modelSentence(reports, { precision = 'fp32', subtractMax = true } = {}) {
+export function modelSentence(reports, options, schema) {
   const n = reports.length;
   if (n === 0) return '';
+  const precisionField = schema?.find((f) => f.name === 'precision');
+  const { precision = precisionField?.default, subtractMax = true } = options ?? {};
+  const fp16 = lnMax(precisionField.choices.find((f) => f.value === 'fp16'));
   const layers = new Set(reports.map((r) => r.layer)).size;
   const halfSaturated = reports.filter((r) => r.saturatedFraction > 0.5).length;
   const ratios = reports.map((r) => r.rawLogitStd / r.iidRawLogitStd);
   const aligned = ratios.filter((x) => x > 1.5).length;
-  const fp16 = reports.filter((r) => r.logitMax > LN_MAX.fp16).length;
+  const above = reports.filter((r) => r.logitMax > fp16).length;
   const nonFinite = reports.filter((r) => r.nonFinite.weights > 0 || r.nonFinite.logits > 0).length;
   const parts = [
     `${halfSaturated} of ${heads(n)} in ${layers} layer${layers === 1 ? '' : 's'} ${have(halfSaturated)} more than half ` +
@@ -83,9 +85,9 @@ export function modelSentence(reports, { precision = 'fp32', subtractMax = true 
       (aligned
         ? `; ${heads(aligned)} ${aligned === 1 ? 'exceeds' : 'exceed'} 1.5×: q and k aligned, so the logits grow faster than √d_k.`
         : '; no head exceeds 1.5×.'),
-    fp16
-      ? `${heads(fp16)} ${have(fp16)} a logit above fp16's ln(max) = ${LN_MAX.fp16.toFixed(2)}: exp overflows there in fp16 unless the row's max is subtracted.`
-      : `No logit reaches fp16's ln(max) = ${LN_MAX.fp16.toFixed(2)}: fp16 would not overflow even without max subtraction.`,
+    above
+      ? `${heads(above)} ${have(above)} a logit above fp16's ln(max) = ${fp16.toFixed(2)}: exp overflows there in fp16 unless the row's max is subtracted.`
+      : `No logit reaches fp16's ln(max) = ${fp16.toFixed(2)}: fp16 would not overflow even without max subtraction.`,
   ];
   if (nonFinite)
     parts.push(

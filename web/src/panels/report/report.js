@@ -10,7 +10,7 @@ import { openModel } from './model-source.js';
 import { mountDetail } from './report-detail.js';
 import { mountGrid } from './report-grid.js';
 import { keyHeadFor } from '../../tensors/pair-heads.js';
-import { REPORT_STATS, layerLabel, modelSentence, reportRows, statById } from './report-stats.js';
+import { layerLabel, modelSentence, reportRows, reportStats, statById } from './report-stats.js';
 import { FILE_SCALE, mountWhatIf } from './report-whatif.js';
 
 export const meta = PANEL_META.report;
@@ -82,10 +82,11 @@ export function mount(el, ctx = {}) {
   });
   const notes = h('ul', { class: 'report-notes', 'data-report-notes': '' });
   const summary = h('p', { class: 'report-summary', 'data-report-summary': '' });
+  const stats = reportStats(ctx.schema);
   const statSelect = h(
     'select',
     { 'data-report-stat': '', id: `${prefix}stat` },
-    REPORT_STATS.map((s) => h('option', { value: s.id, text: s.label })),
+    stats.map((s) => h('option', { value: s.id, text: s.label })),
   );
   const csv = h('button', {
     type: 'button',
@@ -106,7 +107,7 @@ export function mount(el, ctx = {}) {
   );
   frame.body.append(drop, privacy, bar, error, notes, summary, whatIfHost, tools, gridHost);
   const grid = mountGrid(gridHost, { onPick: pick });
-  const detail = mountDetail(frame.body, prefix, ctx.mountPanel ?? (() => new Promise(() => {})));
+  const detail = mountDetail(frame.body, prefix, ctx.mountPanel ?? (() => new Promise(() => {})), ctx.schema);
 
   let model = null;
   let options = {};
@@ -210,7 +211,7 @@ export function mount(el, ctx = {}) {
           : state === 'done'
             ? `${total} heads of ${model.layers.length} layers measured in ${((performance.now() - startedAt) / 1000).toFixed(2)} s, in ${session?.reportSlots ?? 1} Workers.`
             : '';
-    summary.textContent = modelSentence(reports, options);
+    summary.textContent = modelSentence(reports, options, ctx.schema);
     frame.setSummary(summary.textContent);
     csv.disabled = reports.length === 0;
   }
@@ -245,7 +246,7 @@ export function mount(el, ctx = {}) {
     queue = model.layers.map((_, i) => i);
     slotOf.clear();
     grid.reset(model.layers);
-    grid.paint(statById(statSelect.value));
+    grid.paint(statById(stats, statSelect.value));
     startedAt = performance.now();
     set('running');
     cancel.disabled = false;
@@ -339,7 +340,7 @@ export function mount(el, ctx = {}) {
   });
   statSelect.addEventListener('change', () => {
     el.dataset.reportStat = statSelect.value;
-    grid.paint(statById(statSelect.value));
+    grid.paint(statById(stats, statSelect.value));
   });
   csv.addEventListener('click', () =>
     downloadCsv(
@@ -366,7 +367,7 @@ export function mount(el, ctx = {}) {
   if (el.dataset.src) loadUrl(el.dataset.src, el.dataset.src);
 
   el.dataset.reportStat = statSelect.value;
-  grid.paint(statById(statSelect.value));
+  grid.paint(statById(stats, statSelect.value));
   ctx.onDrawn?.('report');
 
   return {

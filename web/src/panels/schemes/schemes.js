@@ -1,53 +1,43 @@
 // Chapter 8 — the scaling schemes against d_k, on a fixed setup (T = 128, d_k = 2…2048, seed 1):
-// plain scalings, QK-norm (RMS or layer norm of each q and k row) before 1/√d_k, and the soft-cap
-// of 50, each measured under three sampling assumptions (i.i.d.; mean 1 and std 2; the same with
-// correlation 0.5). One chart per assumption; the reader picks the statistic shown.
+// every named scaling, QK-norm (RMS or layer norm of each q and k row) before 1/√d_k, and the
+// soft-cap of 50, each measured under three sampling assumptions (i.i.d.; mean 1 and std 2; the
+// same with correlation 0.5). One chart per assumption; the reader picks the statistic shown. The
+// study's setup and its schemes are data (state/presets.js: SCHEMES_STUDY); the scalings, the
+// engine's schema.
 import { panelFrame } from '../../charts/panel-frame.js';
 import { logYAxis, axis } from '../../charts/uplot-chart.js';
 import { createStudy, studyChart } from '../../charts/study.js';
 import { h } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
+import { scalingsOf } from '../../state/choices.js';
+import { SCHEMES_STUDY } from '../../state/presets.js';
 import { PANEL_META } from '../meta.js';
 
 export const meta = PANEL_META.schemes;
 
-export const SCHEMES_SETUP = Object.freeze({
-  seqLen: 128,
-  seed: 1,
-  dks: [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048],
-});
+const { setup: SCHEMES_SETUP, conditions: CONDITIONS } = SCHEMES_STUDY;
 const LAST = SCHEMES_SETUP.dks[SCHEMES_SETUP.dks.length - 1];
 
-export const CONDITIONS = [
-  { id: 'iid', title: 'i.i.d. N(0, 1)', set: { mean: 0, std: 1, correlation: 0 } },
-  { id: 'shifted', title: 'mean 1, std 2', set: { mean: 1, std: 2, correlation: 0 } },
-  { id: 'correlated', title: 'mean 1, std 2, correlation 0.5', set: { mean: 1, std: 2, correlation: 0.5 } },
-];
-
-// Each task samples once and measures its scalings on the same Q, K (engine.sweepScalesJob).
-const TASKS = [
-  { cfg: {}, scales: ['none', 'sqrt', 'linear'] },
-  { cfg: { qkNorm: 'rms' }, scales: ['sqrt'] },
-  { cfg: { qkNorm: 'layer' }, scales: ['sqrt'] },
-  { cfg: { softcap: 50 }, scales: ['none', 'sqrt'] },
-];
-
-export const SCHEMES = [
-  { id: 'none', label: 'no scaling', task: 0, key: 'none', color: 'none' },
-  { id: 'sqrt', label: '1/√d_k', task: 0, key: 'sqrt', color: 'sqrt' },
-  { id: 'linear', label: '1/d_k (μP)', task: 0, key: 'linear', color: 'linear' },
-  { id: 'rms', label: 'RMS-norm q, k, then 1/√d_k', task: 1, key: 'sqrt', color: 'v2', dash: [9, 4] },
-  { id: 'layer', label: 'layer-norm q, k, then 1/√d_k', task: 2, key: 'sqrt', color: 'custom', dash: [3, 3] },
-  {
-    id: 'capNone',
-    label: 'no scaling, soft-cap 50',
-    task: 3,
-    key: 'none',
-    color: 'warn',
-    dash: [12, 3, 2, 3],
-  },
-  { id: 'capSqrt', label: '1/√d_k, soft-cap 50', task: 3, key: 'sqrt', color: 'raw', dash: [2, 2], width: 3 },
-];
+/**
+ * The study's tasks and curves: every named scaling of the plain logits (one task), then the
+ * schemes. Each task samples once and measures its scalings on the same Q, K
+ * (engine.sweepScalesJob): schemes with the same settings share one.
+ */
+function studyPlan(schema) {
+  const tasks = [{ cfg: {}, scales: [] }];
+  const curves = scalingsOf(schema).map((s) => {
+    tasks[0].scales.push(s.value);
+    const label = SCHEMES_STUDY.scalingLabels[s.value] ?? s.label;
+    return { id: s.value, label, task: 0, key: s.value, color: s.value };
+  });
+  for (const { set, scale, ...curve } of SCHEMES_STUDY.schemes) {
+    let task = tasks.findIndex((t) => JSON.stringify(t.cfg) === JSON.stringify(set));
+    if (task < 0) task = tasks.push({ cfg: set, scales: [] }) - 1;
+    if (!tasks[task].scales.includes(scale)) tasks[task].scales.push(scale);
+    curves.push({ ...curve, task, key: scale });
+  }
+  return { tasks, curves };
+}
 
 const METRICS = [
   { id: 'sigma', label: 'σ of the logits', field: 'logitStd', log: true },
@@ -58,23 +48,28 @@ const METRICS = [
 const LN_T = Math.log(SCHEMES_SETUP.seqLen);
 
 export function mount(el, ctx = {}) {
+  const plan = studyPlan(ctx.schema);
   let metric = METRICS[0];
   const tasks = CONDITIONS.flatMap((cond) =>
-    TASKS.map((t) => ({
+    plan.tasks.map((t) => ({
       over: 'dk',
       cfg: { seqLen: SCHEMES_SETUP.seqLen, seed: SCHEMES_SETUP.seed, ...cond.set, ...t.cfg },
       xs: SCHEMES_SETUP.dks,
       scales: t.scales,
     })),
   );
-  const point = (ci, s, dk) => study.get(ci * TASKS.length + s.task, s.key, dk);
+  const point = (ci, s, dk) => study.get(ci * plan.tasks.length + s.task, s.key, dk);
 
   const frame = panelFrame(el, {
     name: 'schemes',
     title: PANEL_META.schemes.title,
     description: `Fixed setup: T = ${SCHEMES_SETUP.seqLen}, d_k = 2…${LAST}, seed ${SCHEMES_SETUP.seed}, fp32; measured once, not the page's setting.`,
     legend: [
-      ...SCHEMES.map((s) => ({ color: `c-${s.color}`, label: s.label, dash: s.dash ? 'dashed' : 'solid' })),
+      ...plan.curves.map((s) => ({
+        color: `c-${s.color}`,
+        label: s.label,
+        dash: s.dash ? 'dashed' : 'solid',
+      })),
       { color: 'c-theory', label: 'ceiling ln T (entropy)', dash: 'dotted' },
     ],
     readouts: [
@@ -106,7 +101,7 @@ export function mount(el, ctx = {}) {
           ],
         ];
         CONDITIONS.forEach((cond, ci) =>
-          SCHEMES.forEach((s) =>
+          plan.curves.forEach((s) =>
             SCHEMES_SETUP.dks.forEach((dk) => {
               const p = point(ci, s, dk);
               if (p)
@@ -161,7 +156,7 @@ export function mount(el, ctx = {}) {
     charts = CONDITIONS.map((cond, ci) => {
       const cell = h('div', {}, h('h4', { class: 'subchart', text: cond.title }));
       grid.append(cell);
-      const series = SCHEMES.map((s) => ({ ...s, value: (dk) => point(ci, s, dk)?.[metric.field] }));
+      const series = plan.curves.map((s) => ({ ...s, value: (dk) => point(ci, s, dk)?.[metric.field] }));
       if (metric.id === 'entropy')
         series.push({ label: 'ln T', color: 'theory', dash: [2, 3], width: 1.25, value: () => LN_T });
       return studyChart(cell, {
@@ -188,7 +183,7 @@ export function mount(el, ctx = {}) {
     const at = (ci, id, f = 'logitStd') =>
       point(
         ci,
-        SCHEMES.find((s) => s.id === id),
+        plan.curves.find((s) => s.id === id),
         LAST,
       )?.[f];
     const stats = {

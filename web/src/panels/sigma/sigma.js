@@ -3,9 +3,9 @@
 // the mean/std/correlation the reader sets). The current setting is marked.
 import { panelFrame } from '../../charts/panel-frame.js';
 import { log2Axis, logYAxis } from '../../charts/uplot-chart.js';
-import { SWEEP_SCALES, SCALE_NAMES } from '../../charts/sweep-store.js';
 import { createSweepCharts } from '../../charts/sweep-chart.js';
-import { fmt, scaleLabel } from '../../ui/format.js';
+import { fmt } from '../../ui/format.js';
+import { scaleLabel, scalingsOf } from '../../state/choices.js';
 import { PANEL_META } from '../meta.js';
 
 export const meta = PANEL_META.sigma;
@@ -13,13 +13,14 @@ export const meta = PANEL_META.sigma;
 export function mount(el, ctx = {}) {
   let cfg = null,
     result = null;
+  const scalings = scalingsOf(ctx.schema);
   const frame = panelFrame(el, {
     name: 'sigma',
     title: 'σ of the logits vs d_k',
     description:
       'Standard deviation of the logits entering the softmax, measured at every power of two of d_k, for each scaling.',
     legend: [
-      ...SWEEP_SCALES.map((s) => ({ color: `c-${s}`, label: `measured, ${SCALE_NAMES[s]}` })),
+      ...scalings.map((s) => ({ color: `c-${s.value}`, label: `measured, ${s.label}` })),
       { color: 'c-theory', label: 'theory (each scaling)', dash: 'dashed' },
       { color: 'c-current', label: 'current d_k (dot: current value)', dash: 'dotted' },
     ],
@@ -37,7 +38,7 @@ export function mount(el, ctx = {}) {
           rows.push([s, p.dk, p.logitStd, p.rawLogitStd, p.rawLogitStdTheory, p.scaleFactor]);
         return { rows };
       },
-      gif: () => ({ mount, client: ctx.client, cfg, points: store.points() }),
+      gif: () => ({ mount, schema: ctx.schema, client: ctx.client, cfg, points: store.points() }),
     },
   });
 
@@ -80,13 +81,15 @@ export function mount(el, ctx = {}) {
     const dks = store.stale ? [] : store.dks();
     const last = dks[dks.length - 1];
     const ends = last
-      ? SWEEP_SCALES.map(
-          (s) =>
-            `${SCALE_NAMES[s]} ${fmt(store.column(s, [last], (p) => p.logitStd, { estimate: false })[0] ?? NaN, 3)}`,
-        ).join(', ')
+      ? scalings
+          .map(
+            (s) =>
+              `${s.label} ${fmt(store.column(s.value, [last], (p) => p.logitStd, { estimate: false })[0] ?? NaN, 3)}`,
+          )
+          .join(', ')
       : '';
     frame.setSummary(
-      `σ of the logits fed to the softmax: ${fmt(result.logitStd, 3)} at d_k = ${cfg.dk} with scaling ${scaleLabel(cfg.scale)}.` +
+      `σ of the logits fed to the softmax: ${fmt(result.logitStd, 3)} at d_k = ${cfg.dk} with scaling ${scaleLabel(cfg.scale, ctx.schema)}.` +
         (ends ? ` At d_k = ${last}: ${ends}.` : ''),
     );
   }
@@ -97,7 +100,7 @@ export function mount(el, ctx = {}) {
       cfg = c;
       frame.setStats(r);
       frame.caption.textContent =
-        `Current: d_k = ${c.dk}, scaling ${scaleLabel(c.scale)}: σ = ${fmt(r.logitStd, 3)} ` +
+        `Current: d_k = ${c.dk}, scaling ${scaleLabel(c.scale, ctx.schema)}: σ = ${fmt(r.logitStd, 3)} ` +
         `(raw ${fmt(r.rawLogitStd, 3)}, theory ${fmt(r.rawLogitStdTheory, 3)}). Sweep at T = ${c.seqLen}, mean ${c.mean}, std ${c.std}, correlation ${c.correlation}.`;
       sweep.setCurrent(r, c);
       summarize();

@@ -4,7 +4,8 @@
 import { panelFrame } from '../../charts/panel-frame.js';
 import { createChart, axis, alpha, drawVLine, scaleColorKey } from '../../charts/uplot-chart.js';
 import { uPlot } from '../../charts/uplot-chart.js';
-import { fmt, scaleLabel } from '../../ui/format.js';
+import { fmt } from '../../ui/format.js';
+import { scaleLabel } from '../../state/choices.js';
 import { PANEL_META } from '../meta.js';
 
 export const meta = PANEL_META.spread;
@@ -82,7 +83,7 @@ export function mount(el, ctx = {}) {
         }
         return { rows };
       },
-      gif: () => ({ mount, client: ctx.client, cfg }),
+      gif: () => ({ mount, schema: ctx.schema, client: ctx.client, cfg }),
     },
   });
 
@@ -199,12 +200,12 @@ export function mount(el, ctx = {}) {
             : `largest finite = ${fmt(m.x, 3)}`,
       );
     frame.caption.textContent =
-      `Scaling ${scaleLabel(c.scale)}, ${c.precision}, d_k = ${c.dk}, T = ${c.seqLen}. ` +
+      `Scaling ${scaleLabel(c.scale, ctx.schema)}, ${c.precision}, d_k = ${c.dk}, T = ${c.seqLen}. ` +
       `Measured σ of the raw logits ${fmt(r.rawLogitStd, 3)} (theory ${fmt(r.rawLogitStdTheory, 3)}); after the scale ${fmt(r.logitStd, 3)}.` +
       (offText.length ? ` Off the chart to the right: ${offText.join(', ')}.` : '');
     frame.setSummary(
       `Logit spread at d_k = ${c.dk}, T = ${c.seqLen}, ${c.precision}: σ of the raw logits ${fmt(r.rawLogitStd, 3)} ` +
-        `(theory ${fmt(r.rawLogitStdTheory, 3)}); after scaling ${scaleLabel(c.scale)}, σ ${fmt(r.logitStd, 3)}, from ${fmt(r.logitMin, 3)} to ${fmt(r.logitMax, 3)}.`,
+        `(theory ${fmt(r.rawLogitStdTheory, 3)}); after scaling ${scaleLabel(c.scale, ctx.schema)}, σ ${fmt(r.logitStd, 3)}, from ${fmt(r.logitMin, 3)} to ${fmt(r.logitMax, 3)}.`,
     );
   }
 

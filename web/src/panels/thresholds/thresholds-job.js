@@ -4,15 +4,9 @@
 // powers of two with sweepScalesJob, then narrows the first failing power of two down to one d_k
 // with `run` by bisection. Bisection assumes a single crossing between the last finite power of two
 // and the first failing one; where the sampled powers of two are not monotone (finite again after
-// a failure) each cell says so (`finiteAfter`).
-
-export const THRESHOLD_PRECISIONS = Object.freeze(['fp32', 'bf16', 'fp16', 'fp8e4m3', 'fp8e5m2']);
-export const THRESHOLD_SCALES = Object.freeze(['none', 'sqrt', 'linear']);
-export const THRESHOLD_ROWS = Object.freeze(
-  THRESHOLD_PRECISIONS.flatMap((precision) =>
-    [false, true].map((subtractMax) => Object.freeze({ precision, subtractMax })),
-  ),
-);
+// a failure) each cell says so (`finiteAfter`). The formats and scalings are the engine's schema's
+// (threshold-grid.js).
+import { thresholdGrid } from './threshold-grid.js';
 
 const failed = (p) => p.firstNonFiniteStage != null;
 
@@ -72,13 +66,14 @@ const brief = (p) =>
 /**
  * createThresholdsJob(engine, cfg, dks) → { advance(budgetMs) → { done, cells: [cell…] }, delete() }.
  * `cfg`: the page's config (dk, scale, precision, subtractMax are set per cell; softmax is the
- * two-pass one). Cells come out row by row (THRESHOLD_ROWS order), each:
+ * two-pass one). Cells come out row by row (thresholdGrid's order), each:
  * { precision, subtractMax, scale, seqLen, largestFinite, maxDk, never, dk, stage, bracket,
  *   bisected, finiteAfter, at, before } — `dk` the first failing d_k found, `at`/`before` the
  * points at dk and dk − 1 ({ dk, stage, logitMax, nonFinite }), `bracket` the powers of two
  * around it.
  */
 export function createThresholdsJob(engine, cfg, dks) {
+  const { rows, scales } = thresholdGrid(engine.schema);
   const base = { ...cfg, softmax: 'naive' };
   delete base.dk;
   delete base.scale;
@@ -88,19 +83,19 @@ export function createThresholdsJob(engine, cfg, dks) {
   let finished = false;
 
   function* run() {
-    for (const row of THRESHOLD_ROWS) {
+    for (const row of rows) {
       const rowCfg = { ...base, ...row };
-      const points = Object.fromEntries(THRESHOLD_SCALES.map((s) => [s, []]));
-      sweep = engine.sweepScalesJob(rowCfg, dks, THRESHOLD_SCALES);
+      const points = Object.fromEntries(scales.map((s) => [s, []]));
+      sweep = engine.sweepScalesJob(rowCfg, dks, scales);
       for (;;) {
         const { done, value } = sweep.advance(yield 'sweep');
-        if (value) for (const s of THRESHOLD_SCALES) points[s].push(value.points[s]);
+        if (value) for (const s of scales) points[s].push(value.points[s]);
         if (done) break;
       }
       sweep.delete();
       sweep = null;
       const cells = [];
-      for (const scale of THRESHOLD_SCALES) {
+      for (const scale of scales) {
         const pts = points[scale];
         const scan = scanPoints(pts);
         const largestFinite = pts[0]?.largestFinite;

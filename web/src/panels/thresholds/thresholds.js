@@ -4,16 +4,13 @@
 // seed and distribution; the table fills in one format at a time.
 import { panelFrame } from '../../charts/panel-frame.js';
 import { h } from '../../ui/dom.js';
-import { fmt, SCALE_LABEL } from '../../ui/format.js';
+import { fmt } from '../../ui/format.js';
+import { formatOf, scaleLabel } from '../../state/choices.js';
 import { PANEL_META, THRESHOLDS_MAX_SEQ_LEN } from '../meta.js';
+import { thresholdGrid } from './threshold-grid.js';
 
 export const meta = PANEL_META.thresholds;
 
-const PRECISIONS = ['fp32', 'bf16', 'fp16', 'fp8e4m3', 'fp8e5m2'];
-const SCALES = ['none', 'sqrt', 'linear'];
-const ROWS = PRECISIONS.flatMap((precision) =>
-  [false, true].map((subtractMax) => ({ precision, subtractMax })),
-);
 const keyOf = (c) => `${c.precision}:${c.subtractMax ? 'sub' : 'nosub'}:${c.scale}`;
 const subText = (s) => (s ? 'max subtracted' : 'no max subtraction');
 
@@ -26,13 +23,19 @@ function cellText(c) {
   return { main: `d_k ${c.dk}`, sub: `${c.stage}${again}` };
 }
 
-/** Why a cell failed, from the measured largest logit at d_k and d_k − 1. */
-function whyText(c) {
-  const where = `${c.precision}, ${SCALE_LABEL[c.scale]}, ${subText(c.subtractMax)}`;
+/** What exp overflows to in a format: infinity, or NaN in one without infinities (fp8 E4M3). */
+function overflowText(format) {
+  if (!format || format.hasInfinity) return 'infinite';
+  return `NaN (E${format.exponentBits}M${format.mantissaBits} has no infinity)`;
+}
+
+/** Why a cell failed, from the measured largest logit at d_k and d_k − 1 (`schema`: the engine's). */
+function whyText(c, schema) {
+  const where = `${c.precision}, ${scaleLabel(c.scale, schema)}, ${subText(c.subtractMax)}`;
   const lnMax = Math.log(c.largestFinite);
   const before = c.before ? ` (d_k ${c.before.dk}: ${fmt(c.before.logitMax)})` : '';
   if (c.stage === 'exp') {
-    return `${where}: at d_k ${c.dk} the largest logit is ${fmt(c.at.logitMax)}${before}, above ln(${fmt(c.largestFinite)}) = ${fmt(lnMax)}, so its exponential is ${c.precision === 'fp8e4m3' ? 'NaN (E4M3 has no infinity)' : 'infinite'}.`;
+    return `${where}: at d_k ${c.dk} the largest logit is ${fmt(c.at.logitMax)}${before}, above ln(${fmt(c.largestFinite)}) = ${fmt(lnMax)}, so its exponential is ${overflowText(formatOf(schema, c.precision))}.`;
   }
   if (c.stage === 'logits')
     return `${where}: at d_k ${c.dk} a logit itself leaves the format's range (largest finite ${fmt(c.largestFinite)}).`;
@@ -40,6 +43,7 @@ function whyText(c) {
 }
 
 export function mount(el, ctx = {}) {
+  const { rows, scales } = thresholdGrid(ctx.schema);
   let cells = new Map();
   let cfg = null;
   let done = false;
@@ -65,20 +69,20 @@ export function mount(el, ctx = {}) {
         {},
         h('th', { scope: 'col', text: 'format' }),
         h('th', { scope: 'col', text: 'softmax' }),
-        SCALES.map((s) => h('th', { scope: 'col', text: `scale ${SCALE_LABEL[s]}` })),
+        scales.map((s) => h('th', { scope: 'col', text: `scale ${scaleLabel(s, ctx.schema)}` })),
         h('th', { scope: 'col', text: 'largest finite (ln of it)' }),
       ),
     ),
     h(
       'tbody',
       {},
-      ROWS.map((r) =>
+      rows.map((r) =>
         h(
           'tr',
           { 'data-row': `${r.precision}:${r.subtractMax ? 'sub' : 'nosub'}` },
           h('th', { scope: 'row', text: r.precision }),
           h('td', { text: subText(r.subtractMax) }),
-          SCALES.map((scale) => {
+          scales.map((scale) => {
             const td = h('td', { 'data-threshold': keyOf({ ...r, scale }), text: '…' });
             tds.set(keyOf({ ...r, scale }), td);
             return td;
@@ -124,20 +128,20 @@ export function mount(el, ctx = {}) {
           ? `d_k ${c.bracket[0]} finite and ${c.bracket[1]} not; bisection with single runs found ${c.dk} (d_k ${c.dk - 1} finite)`
           : `Among the powers of two, the first that fails (none is tested between ${c.bracket[0]} and ${c.bracket[1]})`;
     }
-    for (const r of ROWS) {
-      const c = cells.get(keyOf({ ...r, scale: 'none' }));
+    for (const r of rows) {
+      const c = cells.get(keyOf({ ...r, scale: scales[0] })); // a row's cells share the format's largest finite
       const td = el.querySelector(
         `[data-row="${r.precision}:${r.subtractMax ? 'sub' : 'nosub'}"] [data-largest-finite]`,
       );
       if (td && c) td.textContent = `${fmt(c.largestFinite)} (${fmt(Math.log(c.largestFinite))})`;
     }
     const failing = [...cells.values()].filter((c) => !c.never);
-    whyList.replaceChildren(...failing.map((c) => h('li', { text: whyText(c) })));
+    whyList.replaceChildren(...failing.map((c) => h('li', { text: whyText(c, ctx.schema) })));
     const n = cells.size,
-      total = ROWS.length * SCALES.length;
+      total = rows.length * scales.length;
     const T = cfg?.seqLen;
     frame.caption.textContent = cfg
-      ? `T = ${T}${ctx.config && ctx.config.seqLen > T ? ` (the page’s T = ${ctx.config.seqLen}, capped at ${THRESHOLDS_MAX_SEQ_LEN} here: 30 sweeps to d_k 4096 are slow above it)` : ''}, ` +
+      ? `T = ${T}${ctx.config && ctx.config.seqLen > T ? ` (the page’s T = ${ctx.config.seqLen}, capped at ${THRESHOLDS_MAX_SEQ_LEN} here: ${total} sweeps to d_k 4096 are slow above it)` : ''}, ` +
         `seed ${cfg.seed}, mean ${fmt(cfg.mean)}, std ${fmt(cfg.std)}, correlation ${fmt(cfg.correlation)}${cfg.causal ? ', causal' : ''}${cfg.saturate ? ', fp8 saturating' : ''}; ` +
         'two-pass softmax. Powers of two are swept first; between the last finite one and the first that fails, single runs bisect to one d_k. ' +
         'Bisection assumes one crossing: where a sampled power of two is finite again after a failure, the cell says so.'

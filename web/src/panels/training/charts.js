@@ -4,12 +4,12 @@
 import { createChart, axis, logYAxis } from '../../charts/uplot-chart.js';
 import { h } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
-import { COPIES, VALUE_TOKENS, copyLabel } from '../../state/train-state.js';
+import { VALUE_TOKENS, copyLabel } from '../../state/train-state.js';
 
-/** The key to the colours: one entry per copy, then the line styles. */
-export function legendFor(copies, scale) {
+/** The key to the colours: one entry per copy (labelled as `trainSchema` says), then the line styles. */
+export function legendFor(copies, scale, trainSchema) {
   return [
-    ...copies.map((c) => ({ color: `c-${c}`, label: copyLabel(c, scale) })),
+    ...copies.map((c) => ({ color: `c-${c}`, label: copyLabel(c, scale, trainSchema) })),
     { color: 'fg', label: 'W_q (gradient chart)' },
     { color: 'fg', label: 'W_k (gradient chart)', dash: 'dashed' },
     { color: 'c-theory', label: 'chance / ceiling', dash: 'dashed' },
@@ -52,10 +52,10 @@ function drawHLine(u, y, label) {
   ctx.restore();
 }
 
-// One series per possible copy (the schemes and 'custom'); copies not in the run have no data.
-// RMS- and layer-norm copies often run on the same curve: the RMS one is drawn wider, beneath.
-const copySeries = (suffix = '', dash) =>
-  COPIES.map((c) => ({
+// One series per possible copy (the training schema's and 'custom'); copies not in the run have no
+// data. RMS- and layer-norm copies often run on the same curve: the RMS one is drawn wider, beneath.
+const copySeries = (copies, suffix = '', dash) =>
+  copies.map((c) => ({
     label: `${c}${suffix}`,
     stroke: (u) => u.pal[c],
     width: (dash ? 1.5 : 2) * (c === 'rms_sqrt' ? 2.2 : 1),
@@ -67,10 +67,11 @@ const fractionAxis = (label) =>
   axis({ label, size: 46, values: (u, s) => s.map((v) => (v == null ? '' : fmt(v, 2))) });
 
 /**
- * createTrainingCharts(grid, T) adds the five charts to `grid`; `T()` is the run's sequence
- * length (the entropy ceiling). → { charts: [{ title, chart, nSeries }], draw(run) }.
+ * createTrainingCharts(grid, T, copies) adds the five charts to `grid`; `T()` is the run's sequence
+ * length (the entropy ceiling), `copies` every copy a run can have (train-state.js: copyNames).
+ * → { charts: [{ title, chart, nSeries }], draw(run) }.
  */
-export function createTrainingCharts(grid, T) {
+export function createTrainingCharts(grid, T, copies) {
   const charts = [];
   function addChart(title, label, scaleY, yAxis, series, onDraw) {
     const box = h('div', { class: 'train-chart' }, h('h4', { class: 'subchart', text: title }));
@@ -98,7 +99,7 @@ export function createTrainingCharts(grid, T) {
     'Training loss of each copy against the step, log scale',
     { distr: 3, log: 10 },
     logYAxis('loss'),
-    copySeries(),
+    copySeries(copies),
     hline(Math.log(VALUE_TOKENS), `chance: ln ${VALUE_TOKENS}`),
   );
   const accChart = addChart(
@@ -106,7 +107,7 @@ export function createTrainingCharts(grid, T) {
     'Accuracy of each copy against the step',
     { range: [0, 1] },
     fractionAxis('accuracy'),
-    copySeries(),
+    copySeries(copies),
     hline(1 / VALUE_TOKENS, `chance: 1/${VALUE_TOKENS}`),
   );
   const gradChart = addChart(
@@ -114,14 +115,14 @@ export function createTrainingCharts(grid, T) {
     'Frobenius norm of the gradient of W_q and of W_k for each copy against the step, log scale',
     { distr: 3, log: 10 },
     logYAxis('‖∇W‖'),
-    [...copySeries(' W_q'), ...copySeries(' W_k', [6, 4])],
+    [...copySeries(copies, ' W_q'), ...copySeries(copies, ' W_k', [6, 4])],
   );
   const entChart = addChart(
     'Attention entropy (nats)',
     'Mean attention entropy of each copy against the step, with the ceiling ln T',
     { range: () => [0, Math.log(T()) * 1.06] },
     fractionAxis('entropy (nats)'),
-    copySeries(),
+    copySeries(copies),
     (u) => drawHLine(u, Math.log(T()), `ceiling ln T = ${fmt(Math.log(T()), 3)} (uniform)`),
   );
   const satChart = addChart(
@@ -129,7 +130,7 @@ export function createTrainingCharts(grid, T) {
     'Fraction of attention rows whose largest weight is above 0.99, each copy, against the step',
     { range: [0, 1] },
     fractionAxis('fraction of rows'),
-    copySeries(),
+    copySeries(copies),
   );
 
   /** Every curve from the run's drawable values; false when there is no step to draw yet. */
@@ -137,7 +138,7 @@ export function createTrainingCharts(grid, T) {
     const x = run ? run.steps : [];
     const nulls = new Array(x.length).fill(null);
     const col = (c, m) => run?.draw[c]?.[m] ?? nulls;
-    const data = (m) => [x, ...COPIES.map((c) => col(c, m))];
+    const data = (m) => [x, ...copies.map((c) => col(c, m))];
     if (!x.length) {
       for (const ch of charts)
         ch.chart.setData([[0, 1], ...Array.from({ length: ch.nSeries }, () => [null, null])]);
@@ -147,8 +148,8 @@ export function createTrainingCharts(grid, T) {
     accChart.chart.setData(data('accuracy'));
     gradChart.chart.setData([
       x,
-      ...COPIES.map((c) => col(c, 'gradNormWq')),
-      ...COPIES.map((c) => col(c, 'gradNormWk')),
+      ...copies.map((c) => col(c, 'gradNormWq')),
+      ...copies.map((c) => col(c, 'gradNormWk')),
     ]);
     entChart.chart.setData(data('entropy'));
     satChart.chart.setData(data('saturatedFraction'));

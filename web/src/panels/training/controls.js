@@ -1,16 +1,15 @@
 // The training panel's controls: the transport (Play, Step, Reset, the step counter and speed),
-// the measured comparisons to repeat, the trainer's own settings (from the engine's training
-// schema), the copies to train, and the lines that say how the page's values were fitted.
+// the measured comparisons to repeat, the trainer's own settings and the copies to train (both from
+// the engine's training schema), and the lines that say how the page's values were fitted.
 import { h } from '../../ui/dom.js';
 import {
-  COPY_SCHEMES,
   STEP_BUTTON_STEPS,
-  TRAIN_PRESETS,
-  FINDINGS_PRESETS,
   REACH_ACCURACY,
+  copiesField,
   copiesOf,
   copyLabel,
 } from '../../state/train-state.js';
+import { FINDINGS_PRESETS, TRAIN_PRESETS } from '../../state/presets.js';
 
 const SETTING_UI = [
   {
@@ -56,11 +55,11 @@ const SETTING_UI = [
   },
 ];
 
-export /** The line under the settings: what the trainer takes from the page's settings. */
-function fromPageText(c) {
-  const copies = copiesOf(c);
+/** The line under the settings: what the trainer takes from the page's settings. */
+export function fromPageText(c, trainSchema) {
+  const copies = copiesOf(c, trainSchema).map((x) => copyLabel(x, c.scale, trainSchema));
   return (
-    `From the page’s settings: d_k ${c.dk}, T ${c.seqLen}, precision ${c.precision}; copies: ${copies.map((x) => copyLabel(x, c.scale)).join(', ')}` +
+    `From the page’s settings: d_k ${c.dk}, T ${c.seqLen}, precision ${c.precision}; copies: ${copies.join(', ')}` +
     `${typeof c.scale === 'number' ? ' (the last: the page’s custom multiplier)' : ' (a custom scaling on the page adds one more)'}.`
   );
 }
@@ -154,18 +153,17 @@ function presetsOf(onPreset) {
   return { el, note };
 }
 
-/** The copies picker: one labelled checkbox per scheme, its colour beside it. */
+/**
+ * The copies picker: one labelled checkbox per copy the training schema offers (`build(choices)`,
+ * in its order), its colour beside it.
+ */
 function copiesPickerOf(idp, onChange) {
   const boxes = new Map();
   const hintId = `${idp}copies-hint`;
-  const el = h(
-    'fieldset',
-    { class: 'control-group train-copies' },
-    h('legend', { text: 'Copies to train' }),
-    h(
-      'div',
-      { class: 'train-copy-list' },
-      COPY_SCHEMES.map((c) => {
+  const list = h('div', { class: 'train-copy-list' });
+  const build = (choices) =>
+    list.replaceChildren(
+      ...choices.map((c) => {
         const id = `${idp}copy-${c.name}`;
         const input = h('input', {
           type: 'checkbox',
@@ -180,7 +178,12 @@ function copiesPickerOf(idp, onChange) {
         sw.style.setProperty('--swatch', `var(--c-${c.name})`);
         return h('label', { for: id, class: 'train-copy' }, input, sw, h('span', { text: c.label }));
       }),
-    ),
+    );
+  const el = h(
+    'fieldset',
+    { class: 'control-group train-copies' },
+    h('legend', { text: 'Copies to train' }),
+    list,
     h('p', {
       class: 'hint',
       id: hintId,
@@ -190,7 +193,7 @@ function copiesPickerOf(idp, onChange) {
         '0.43 ln T multiplies the 1/√d_k logits by 0.43·ln T (Scalable-Softmax). Changing the copies starts the run again.',
     }),
   );
-  return { el, boxes };
+  return { el, boxes, build };
 }
 
 /**
@@ -229,8 +232,9 @@ export function createTrainingControls(body, idp, on) {
   );
 
   const inputs = new Map();
-  /** One control per trainer setting, with the training schema's range. */
+  /** One control per trainer setting, with the training schema's range, and the copies it offers. */
   function buildSettings(schema) {
+    copies.build(copiesField(schema).choices);
     for (const ui of SETTING_UI) {
       const f = schema.find((x) => x.name === ui.name) ?? { name: ui.name, min: ui.min };
       const id = `${idp}${ui.name}`;
@@ -307,8 +311,8 @@ export function createTrainingControls(body, idp, on) {
       for (const [name, input] of inputs) input.value = String(settings[name]);
       for (const [name, box] of copies.boxes) box.checked = settings.copies.includes(name);
     },
-    /** The copies ticked, in the schemes' order. */
-    chosenCopies: () => COPY_SCHEMES.map((c) => c.name).filter((n) => copies.boxes.get(n).checked),
+    /** The copies ticked, in the training schema's order. */
+    chosenCopies: () => [...copies.boxes].filter(([, box]) => box.checked).map(([name]) => name),
     keepCopy(name) {
       copies.boxes.get(name).checked = true;
     },

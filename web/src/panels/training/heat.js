@@ -30,7 +30,8 @@ function paintWeights(w, n, nonFinite) {
 /**
  * createTrainingHeat(body, el, T) appends the heatmaps' title, grid and caption to `body`; `el`
  * is the panel (its palette), `T()` the run's sequence length.
- * → { charts, build(copies, scale), paint(heat), clear() }; heat: { T, maps: { copy: weights }, step }.
+ * → { charts, build(copies, scale, trainSchema), paint(heat), clear() }; heat: { T, maps: { copy:
+ * weights }, step }.
  */
 export function createTrainingHeat(body, el, T) {
   const title = h('h4', {
@@ -43,8 +44,8 @@ export function createTrainingHeat(body, el, T) {
   let charts = [];
   let copiesKey = '';
 
-  function heatChart(copy, scale) {
-    const label = copyLabel(copy, scale);
+  function heatChart(copy, scale, trainSchema) {
+    const label = copyLabel(copy, scale, trainSchema);
     const box = h('div', { class: 'train-heat-cell' }, h('p', { class: 'train-heat-label', text: label }));
     grid.append(box);
     let image = null;
@@ -87,13 +88,13 @@ export function createTrainingHeat(body, el, T) {
       return charts;
     },
     /** One heatmap per copy (kept while the copies and the custom scale stay the same). */
-    build(copies, scale) {
+    build(copies, scale, trainSchema) {
       const key = copies.join(',') + (typeof scale === 'number' ? `:${scale}` : '');
       if (key === copiesKey) return;
       copiesKey = key;
       for (const c of charts) c.chart.destroy();
       grid.replaceChildren();
-      charts = copies.map((copy) => heatChart(copy, scale));
+      charts = copies.map((copy) => heatChart(copy, scale, trainSchema));
     },
     paint(heat) {
       if (!heat) return;

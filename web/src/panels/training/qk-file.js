@@ -4,27 +4,30 @@
 // panel's download (from the q and k its Worker sends) and the page's trained sample
 // (build-scripts/lib/make-trained-sample.mjs) are both this file. No DOM.
 import { writeSafetensors } from '../../tensors/write-safetensors.js';
+import { scaleLabel } from '../../state/choices.js';
 
 export const qkFileName = (steps) => `attnscale-trained-step-${steps}.safetensors`;
 
-const SCALINGS = { none: 'none', sqrt: '1/√d_k', linear: '1/d_k' };
-
-/** How a copy scales q·kᵀ: 'none', '1/√d_k', '1/d_k' or '× m' for a multiplier m. */
-function scalingOf(config, copy) {
+/**
+ * How a copy scales q·kᵀ: its scaling's label ('1/√d_k') or '× m' for a multiplier m. A default
+ * copy is named after its scaling (engine.trainSchema).
+ */
+function scalingOf(config, copy, schema) {
   const scale =
     config.copies?.find((c) => c.name === copy)?.scale ?? (copy === 'custom' ? config.scale : copy);
-  return typeof scale === 'number' ? `× ${scale}` : SCALINGS[scale];
+  return typeof scale === 'number' ? `× ${scale}` : scaleLabel(scale, schema);
 }
 
 /**
  * `config`: the trainer's config (trainer.config); `steps`: the step the q and k are of; `qk`:
- * { [copy]: trainer.qk(copy) } in the trainer's copy order; `source`: where they come from, in
- * words → the bytes of the .safetensors file.
+ * { [copy]: trainer.qk(copy) } in the trainer's copy order; `schema`: the engine's (the scalings'
+ * labels); `source`: where they come from, in words → the bytes of the .safetensors file.
  */
 export function qkFile({
   config,
   steps,
   qk,
+  schema,
   source = 'attnscale training panel: q and k of its fixed example',
 }) {
   const tensors = {};
@@ -40,7 +43,7 @@ export function qkFile({
     tensors[`${copy}.k`] = { dtype: 'F32', shape: [seqLen, dk], data: k };
     metadata[`${copy}.scale`] = String(scale);
     // QK-norm, a soft-cap and a length factor, where a copy has them, are in `config`.
-    metadata[`${copy}.scaling`] = scalingOf(config, copy);
+    metadata[`${copy}.scaling`] = scalingOf(config, copy, schema);
   }
   return writeSafetensors(tensors, metadata);
 }

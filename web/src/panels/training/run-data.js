@@ -16,9 +16,9 @@ export const pageFieldsOf = (c) => ({
   scale: typeof c.scale === 'number' ? c.scale : null,
 });
 
-/** An empty run of trainer config `cfg`: { cfg, steps, copies, draw, reached, reachState }. */
-export function newRun(cfg) {
-  const copies = copiesOf(cfg);
+/** An empty run of trainer config `cfg` (`trainSchema`: the engine's): { cfg, steps, copies, draw, reached, reachState }. */
+export function newRun(cfg, trainSchema) {
+  const copies = copiesOf(cfg, trainSchema);
   return {
     cfg,
     steps: [],
@@ -50,13 +50,12 @@ export function appendSteps(run, m) {
   }
 }
 
-/** The run as CSV rows: a comment naming the run, a header, one row per step. */
-export function csvRows(run) {
+/** The run as CSV rows: a comment naming the run, a header, one row per step (`trainSchema`, `schema`: the engine's). */
+export function csvRows(run, trainSchema, schema) {
   if (!run) return [['# no steps yet']];
   const copies = Object.keys(run.copies);
-  const rows = [
-    [`# ${describeRun(run.cfg)}; copies ${copies.map((c) => copyLabel(c, run.cfg.scale)).join(', ')}`],
-  ];
+  const labels = copies.map((c) => copyLabel(c, run.cfg.scale, trainSchema));
+  const rows = [[`# ${describeRun(run.cfg, schema)}; copies ${labels.join(', ')}`]];
   rows.push(['step', ...copies.flatMap((c) => METRICS.map((m) => `${c}.${m}`))]);
   for (let i = 0; i < run.steps.length; i++)
     rows.push([run.steps[i], ...copies.flatMap((c) => METRICS.map((m) => run.copies[c][m][i]))]);

@@ -14,7 +14,10 @@ const TABLE_COLS = [
   ['stepTo90', `${100 * REACH_ACCURACY}% at step`],
 ];
 
-/** createTrainingTable(body, idp) appends the table and the summary. → { build(copies, scale), fill(run), summaryEl }. */
+/**
+ * createTrainingTable(body, idp) appends the table and the summary. → { build(copies, scale,
+ * trainSchema), fill(run), summaryEl }.
+ */
 export function createTrainingTable(body, idp) {
   // Scrolls sideways on a narrow screen: focusable and named, so a keyboard can scroll it too.
   const tableWrap = h('div', {
@@ -41,7 +44,7 @@ export function createTrainingTable(body, idp) {
   return {
     summaryEl,
     /** One row per copy (kept while the copies and the custom scale stay the same). */
-    build(copies, scale) {
+    build(copies, scale, trainSchema) {
       const key = copies.join(',') + (typeof scale === 'number' ? `:${scale}` : '');
       if (key === copiesKey) return;
       copiesKey = key;
@@ -53,7 +56,7 @@ export function createTrainingTable(body, idp) {
           h(
             'tr',
             {},
-            h('th', { scope: 'row', text: copyLabel(c, scale) }),
+            h('th', { scope: 'row', text: copyLabel(c, scale, trainSchema) }),
             TABLE_COLS.map(([m]) => {
               const td = h('td', { 'data-stat': `train.${c}.${m}`, text: '—' });
               cells.set(`${c}.${m}`, td);

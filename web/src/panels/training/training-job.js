@@ -5,13 +5,16 @@
 export function createTrainers(getEngine, post) {
   const trainers = new Map(); // session → Trainer
 
-  /** { copy: trainer[method](copy) } for every copy the trainer trains ('attention' or 'qk'). */
+  /**
+   * { copy: trainer[method](copy) } for every copy the trainer trains ('attention' or 'qk'): the
+   * chosen ones, or the training schema's default copies (and 'custom' for a custom multiplier).
+   */
   function perCopy(trainer, method) {
-    const names = trainer.config.copies?.map((c) => c.name) ?? [
-      'none',
-      'sqrt',
-      'linear',
-      ...(typeof trainer.config.scale === 'number' ? ['custom'] : []),
+    const { copies, scale } = trainer.config;
+    const defaults = () => getEngine().trainSchema.find((f) => f.name === 'copies').default;
+    const names = copies?.map((c) => c.name) ?? [
+      ...defaults(),
+      ...(typeof scale === 'number' ? ['custom'] : []),
     ];
     return Object.fromEntries(names.map((c) => [c, trainer[method](c)]));
   }

@@ -1,6 +1,6 @@
 // Chart 7 — training. A tiny attention model (cpp/train/train.hpp: one attention layer learning
-// multi-query associative recall) trained with the logit scale none, 1/√d_k and 1/d_k (and the
-// page's custom multiplier, when set) side by side, from one initialisation, on the same batches.
+// multi-query associative recall) trained with each named logit scale (and the page's custom
+// multiplier, when set) side by side, from one initialisation, on the same batches.
 //
 // The trainer lives in a compute Worker of its own (compute/engine-client.js: openTraining; its
 // Worker side is training-job.js). Steps are pulled one chunk at a time: a chunk is sized to take
@@ -11,8 +11,8 @@
 // d_k, T, precision and the custom multiplier come from the page (state/train-state.js says how
 // they are clamped, and the panel says so in a plain line beside its settings: fitting the page's
 // values to the trainer is expected, not a warning); the optimizer, learning rate, init scale,
-// batch size, seed, pause step and the copies trained (none, 1/√d_k, 1/d_k by default; QK-norm,
-// soft-cap and s·ln T schemes on request) are this panel's, and live in the URL under their own names
+// batch size, seed, pause step and the copies trained (one per named scaling by default; QK-norm,
+// soft-cap and s·ln T schemes on request: the training schema's copies) are this panel's, and live in the URL under their own names
 // (the `urlState` of the API below: the app reads and writes them with the page's fields).
 // Every number drawn is a metric the engine measured on that step's batch, before the update.
 // The parts: controls.js (what the reader sets), charts.js, heat.js and table.js (what is drawn),
@@ -21,9 +21,9 @@ import { panelFrame } from '../../charts/panel-frame.js';
 import { download, h, uniquePrefix } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
 import {
-  DEFAULT_COPIES,
   STEP_BUTTON_STEPS,
-  PRESET_PAGE_BASE,
+  copiesField,
+  copyNames,
   defaultSettings,
   coerceSetting,
   trainerConfig,
@@ -34,6 +34,7 @@ import {
   settingsFromQuery,
   settingsToQuery,
 } from '../../state/train-state.js';
+import { PRESET_PAGE_BASE } from '../../state/presets.js';
 import { PANEL_META } from '../meta.js';
 import { createTrainingControls, fromPageText } from './controls.js';
 import { createTrainingCharts, legendFor } from './charts.js';
@@ -81,21 +82,20 @@ export function mount(el, ctx = {}) {
     title: 'Training side by side',
     description:
       'One attention layer learns to look up a value by its key. The copies differ only in the logit scale: same start, same batches, measured every step.',
-    legend: legendFor(['none', 'sqrt', 'linear']),
+    legend: [], // the copies' (showCopies), once the training schema is known
     exports: {
       png: () => [
-        ...lines.charts.map((c) => ({ u: c.chart.u, title: c.title })),
+        ...(lines?.charts ?? []).map((c) => ({ u: c.chart.u, title: c.title })),
         ...heatmaps.charts.map((c) => ({
           u: c.chart.u,
           title: `Attention of the fixed example: ${c.label}`,
         })),
       ],
-      legend: () =>
-        legendFor(
-          run ? copiesOf(run.cfg) : derived ? copiesOf(derived.cfg) : DEFAULT_COPIES,
-          (run ?? derived)?.cfg.scale,
-        ),
-      csv: () => ({ rows: csvRows(run) }),
+      legend: () => {
+        const cfg = (run ?? derived)?.cfg;
+        return legendFor(cfg ? copiesOf(cfg, schema) : copiesField(schema).default, cfg?.scale, schema);
+      },
+      csv: () => ({ rows: csvRows(run, schema, ctx.schema) }),
     },
   });
 
@@ -112,15 +112,15 @@ export function mount(el, ctx = {}) {
   const grid = h('div', { class: 'train-charts' });
   frame.body.append(frame.legendEl, grid); // the key to the colours, above the charts it explains
   const T = () => run?.cfg.seqLen ?? derived?.cfg.seqLen ?? 32;
-  const lines = createTrainingCharts(grid, T);
+  let lines = null; // the line charts: a series per copy the training schema offers (init)
   const heatmaps = createTrainingHeat(frame.body, el, T);
   const table = createTrainingTable(frame.body, idp);
 
   /** Rebuilds what depends on the copies trained: heatmaps, table rows, legend. */
   function showCopies(copies, scale) {
-    heatmaps.build(copies, scale);
-    table.build(copies, scale);
-    frame.setLegend(legendFor(copies, scale));
+    heatmaps.build(copies, scale, schema);
+    table.build(copies, scale, schema);
+    frame.setLegend(legendFor(copies, scale, schema));
   }
 
   // --- derived config ---
@@ -128,14 +128,14 @@ export function mount(el, ctx = {}) {
     if (!schema || !settings || !pageCfg) return;
     derived = trainerConfig(pageCfg, settings, schema);
     const c = derived.cfg;
-    if (!run) showCopies(copiesOf(c), c.scale);
-    controls.setFromPage(fromPageText(c));
+    if (!run) showCopies(copiesOf(c, schema), c.scale);
+    controls.setFromPage(fromPageText(c, schema));
     renderNotes();
     if (live !== null && live !== trainerKey(c)) {
       // The curves on screen belong to another config: start over (keep playing if playing).
       newGeneration();
       live = null;
-      setStatus(`Settings changed (${describeRun(c)}): the run starts again from step 0.`);
+      setStatus(`Settings changed (${describeRun(c, ctx.schema)}): the run starts again from step 0.`);
       pump();
     }
   }
@@ -198,8 +198,8 @@ export function mount(el, ctx = {}) {
     const cfg = derived.cfg;
     const key = trainerKey(cfg);
     if (!run) {
-      run = newRun(cfg);
-      showCopies(copiesOf(cfg), cfg.scale);
+      run = newRun(cfg, schema);
+      showCopies(copiesOf(cfg, schema), cfg.scale);
     }
     if (live !== key) {
       session ??= client.openTraining({ onMessage, onError });
@@ -300,12 +300,12 @@ export function mount(el, ctx = {}) {
     controls.stepOut.textContent = String(run?.steps.at(-1) ?? 0);
     controls.speedOut.textContent = Number.isFinite(pacing.stepsPerSec) ? fmt(pacing.stepsPerSec, 3) : '—';
     el.dataset.trainSteps = String(stepsDone());
-    if (lines.draw(run)) ctx.onDrawn?.('training');
+    if (lines?.draw(run)) ctx.onDrawn?.('training');
     if (!heat) heatmaps.clear();
     table.fill(run);
     if (withSummary) {
       lastSummary = performance.now();
-      table.summaryEl.textContent = summarize(run ?? { cfg: null, steps: [] });
+      table.summaryEl.textContent = summarize(run ?? { cfg: null, steps: [] }, schema, ctx.schema);
       frame.setSummary(table.summaryEl.textContent); // the charts' text alternative (aria-describedby)
     }
   }
@@ -362,7 +362,7 @@ export function mount(el, ctx = {}) {
   async function saveQk(m) {
     if (import.meta.env.MODE === 'offline') return; // and the writer stays out of the file
     const { qkFile, qkFileName } = await import('./qk-file.js');
-    download(new Blob([qkFile({ ...m, steps: m.total })]), qkFileName(m.total));
+    download(new Blob([qkFile({ ...m, steps: m.total, schema: ctx.schema })]), qkFileName(m.total));
   }
   function reset() {
     playing = false;
@@ -397,6 +397,7 @@ export function mount(el, ctx = {}) {
 
   // --- start ---
   function init(s) {
+    lines = createTrainingCharts(grid, T, Array.isArray(s) ? copyNames(s) : []);
     if (!Array.isArray(s)) {
       setStatus('Training is not available: the engine did not report its training schema.');
       controls.playBtn.disabled = true;
@@ -407,8 +408,7 @@ export function mount(el, ctx = {}) {
     settings = defaultSettings(schema);
     controls.buildSettings(schema);
     controls.showSettings(settings);
-    heatmaps.build(DEFAULT_COPIES);
-    table.build(DEFAULT_COPIES);
+    showCopies(copiesField(schema).default);
     readPage(ctx.config);
     derive();
     updateButtons();
@@ -437,13 +437,13 @@ export function mount(el, ctx = {}) {
     },
     redraw() {
       heatmaps.paint(heat);
-      for (const c of lines.charts) c.chart.redraw();
+      for (const c of lines?.charts ?? []) c.chart.redraw();
       for (const c of heatmaps.charts) c.chart.redraw();
     },
     destroy() {
       playing = false;
       session?.close();
-      for (const c of lines.charts) c.chart.destroy();
+      for (const c of lines?.charts ?? []) c.chart.destroy();
       for (const c of heatmaps.charts) c.chart.destroy();
     },
   };
