@@ -21,7 +21,7 @@ function csvCell(v) {
 /** Panel element → the `exports` its frame was made with (a GIF draws a copy of the panel's charts). */
 export const panelExports = new WeakMap();
 
-export function toCsv(rows) {
+function toCsv(rows) {
   return `${rows.map((r) => r.map(csvCell).join(',')).join('\r\n')}\r\n`;
 }
 

@@ -14,9 +14,9 @@
 // and those tasks come before any exact one: the whole curve is drawn early, then replaced point
 // by point. Every point, estimate or exact, is a pure function of (config, d_k, rows), whatever
 // other points its job computes, so no split changes a number.
-export const ESTIMATE_ROWS = 128;
+const ESTIMATE_ROWS = 128;
 // Below this T the exact sweep is short (under a second) and an estimate would only add to it.
-export const ESTIMATE_FROM_SEQ_LEN = 512;
+const ESTIMATE_FROM_SEQ_LEN = 512;
 // Each scaling's softmax with its row statistics and the rest of a point's element-wise work, in
 // the unit of jobCost (the work of one column of the products, 4·T² flops, also ∝ T²).
 const POINT_OVERHEAD = 120;

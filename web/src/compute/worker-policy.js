@@ -5,7 +5,7 @@
 // blob: in worker-src, its import is a script fetch (script-src, which lists that origin already).
 
 /** The Worker sources a host's worker-src must allow for a Worker script at `workerHref`. */
-export function workerSources(workerHref) {
+function workerSources(workerHref) {
   return new URL(workerHref, location.href).origin === location.origin ? ["'self'"] : ['blob:'];
 }
 

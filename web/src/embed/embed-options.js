@@ -8,8 +8,8 @@ import { PANELS, PANEL_NAMES } from '../panels/index.js';
 import { noticeText } from '../state/state.js';
 import { kebab } from './embed-snippets.js';
 
-export const DEFAULT_PANELS = Object.freeze(['spread']);
-export const THEMES = Object.freeze(['auto', 'light', 'dark']);
+const DEFAULT_PANELS = Object.freeze(['spread']);
+const THEMES = Object.freeze(['auto', 'light', 'dark']);
 const MAX_SHOWN = 40;
 const shown = (s) => (s.length > MAX_SHOWN ? `${s.slice(0, MAX_SHOWN)}…` : s);
 const list = (s) =>

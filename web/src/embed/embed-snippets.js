@@ -12,10 +12,10 @@ export const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()
 export const HEIGHT_MESSAGE = 'attnscale:height';
 
 /** The host page's listener: sizes whichever iframe sent the message. One line, no dependencies. */
-export const HEIGHT_LISTENER = `addEventListener('message', (e) => { if (e.data?.type === '${HEIGHT_MESSAGE}') for (const f of document.querySelectorAll('iframe')) if (f.contentWindow === e.source) f.style.height = e.data.height + 'px'; });`;
+const HEIGHT_LISTENER = `addEventListener('message', (e) => { if (e.data?.type === '${HEIGHT_MESSAGE}') for (const f of document.querySelectorAll('iframe')) if (f.contentWindow === e.source) f.style.height = e.data.height + 'px'; });`;
 
 /** The text of the link inside the component snippet (shown when the element cannot draw). */
-export const FALLBACK_LINK_TEXT = 'Open the attnscale demo';
+const FALLBACK_LINK_TEXT = 'Open the attnscale demo';
 
 const escAttr = (s) =>
   String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

@@ -9,8 +9,8 @@ import { readPalette } from '../charts/uplot-chart.js';
 
 const PAD = 12;
 const STAMP_FONT = '600 15px system-ui, sans-serif';
-export const FRAME_MS = 700;
-export const LAST_FRAME_MS = 2000;
+const FRAME_MS = 700;
+const LAST_FRAME_MS = 2000;
 
 /** Powers of two within the schema's d_k range (the page's sweep uses the same). */
 export function gifDks(schema) {

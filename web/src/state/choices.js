@@ -6,13 +6,13 @@
 import { fmt } from '../ui/format.js';
 
 /** Field `name`'s choices: [{ value, label, … }] in the engine's order ([] for a field without). */
-export const choicesOf = (schema, name) => schema?.find((f) => f.name === name)?.choices ?? [];
+const choicesOf = (schema, name) => schema?.find((f) => f.name === name)?.choices ?? [];
 
 /** The named scalings: { value, label, formula, tex, exponent } (the multiplier is d_k^exponent). */
 export const scalingsOf = (schema) => choicesOf(schema, 'scale');
 
 /** The number formats: { value, label, exponentBits, mantissaBits, largestFinite, hasInfinity, canSaturate }. */
-export const formatsOf = (schema) => choicesOf(schema, 'precision');
+const formatsOf = (schema) => choicesOf(schema, 'precision');
 
 /** The format named `precision`, or undefined. */
 export const formatOf = (schema, precision) => formatsOf(schema).find((f) => f.value === precision);

@@ -157,7 +157,7 @@ export function parseQuery(search, schema, { limits = PAGE_LIMITS, base } = {}) 
 }
 
 /** Re-clamp dependent bounds after any change (e.g. T lowered below the block size). */
-export function enforceDependencies(config, schema, limits = PAGE_LIMITS) {
+function enforceDependencies(config, schema, limits = PAGE_LIMITS) {
   const notices = [];
   for (const f of schema) {
     if (f.type !== 'int' && f.type !== 'number') continue;

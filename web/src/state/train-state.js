@@ -93,15 +93,15 @@ const sameList = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]
 const fieldOf = (trainSchema, name) => trainSchema.find((f) => f.name === name);
 
 /** The panel's settings as a schema in state.js's shape: the training schema's fields plus stopAt. */
-export function settingsSchema(trainSchema) {
+function settingsSchema(trainSchema) {
   return SETTINGS.map((n) => (n === 'stopAt' ? STOP_AT_FIELD : fieldOf(trainSchema, n))).filter(Boolean);
 }
 
 /** A setting's name in the URL: seed → trainSeed. */
-export const urlName = (name) => `train${name[0].toUpperCase()}${name.slice(1)}`;
+const urlName = (name) => `train${name[0].toUpperCase()}${name.slice(1)}`;
 
 /** The settings schema under the URL's names. */
-export function settingsUrlSchema(trainSchema) {
+function settingsUrlSchema(trainSchema) {
   return settingsSchema(trainSchema).map((f) => ({ ...f, name: urlName(f.name) }));
 }
 

@@ -24,7 +24,7 @@ const UI = {
   softcap: { slider: { min: 0, max: 100, step: 1 } },
 };
 
-export const GROUPS = [
+const GROUPS = [
   { id: 'size', title: 'Size', fields: ['dk', 'seqLen', 'causal'] },
   { id: 'scaling', title: 'Scaling', fields: ['scale'] },
   {

@@ -10,6 +10,3 @@ export function isValidLocale(tag) {
     return false;
   }
 }
-
-/** `tag` in canonical form if Intl accepts it, else 'en'. */
-export const safeLocale = (tag) => (isValidLocale(tag) ? Intl.getCanonicalLocales(tag)[0] : 'en');

@@ -7,7 +7,7 @@ import { downsampleAttention } from './downsample-attention.js';
 const HEATMAP_SIDE = 256;
 
 /** Plain scalars of a run result (numbers, strings, null) plus the nonFinite counts. */
-export function scalarsOf(r) {
+function scalarsOf(r) {
   const out = {};
   for (const [k, v] of Object.entries(r)) {
     if (v === null || typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') out[k] = v;

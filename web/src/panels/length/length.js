@@ -11,7 +11,7 @@ import { PANEL_META } from '../meta.js';
 
 export const meta = PANEL_META.length;
 
-export const LENGTH_SETUP = Object.freeze({
+const LENGTH_SETUP = Object.freeze({
   dk: 64,
   seed: 1,
   lengthScale: 0.43,

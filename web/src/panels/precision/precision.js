@@ -9,8 +9,8 @@ import { h } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
 import { PANEL_META, PRECISION_VARIANTS } from '../meta.js';
 
-export const STAGES = ['logits', 'exp', 'weights', 'output'];
-export const VARIANTS = PRECISION_VARIANTS;
+const STAGES = ['logits', 'exp', 'weights', 'output'];
+const VARIANTS = PRECISION_VARIANTS;
 const SERIES = [
   { key: 'current', label: 'current setting', color: 'current' },
   ...VARIANTS.map((v, i) => ({ key: v.id, label: v.label, color: `v${i}` })),

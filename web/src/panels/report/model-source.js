@@ -11,7 +11,7 @@ import {
 } from '../../tensors/safetensors.js';
 
 /** A layer's q and k (and v) together, in bytes of float32, that one Worker is given at a time. */
-export const LAYER_BYTES_LIMIT = 256 * 1024 * 1024;
+const LAYER_BYTES_LIMIT = 256 * 1024 * 1024;
 
 const bytesOf = async (blob, begin, end) => new Uint8Array(await blob.slice(begin, end).arrayBuffer());
 const stem = (name) => name.replace(/^.*[\\/]/, '').replace(/\.npy$/i, '');
