@@ -22,6 +22,7 @@
 #include "kernels/attention_forward.hpp"
 #include "precision/format.hpp"
 #include "simd/batch.hpp"
+#include "stats/entropy_bound.hpp"
 #include "train/train.hpp"
 #include "train/train_config_parse.hpp"
 
@@ -372,6 +373,8 @@ EMSCRIPTEN_BINDINGS(attnscale) {
   emscripten::function("schemaJson", &schema_json);
   emscripten::function("buildInfo", &build_info);
   emscripten::function("trainSchemaJson", &train_schema);
+  // engine.js checks the arguments (an integer T >= 1, a finite σ >= 0) and names them.
+  emscripten::function("entropyLowerBound", &entropy_lower_bound);
   emscripten::class_<JsTrainer>("Trainer")
       .constructor<val>()
       .function("error", &JsTrainer::error)

@@ -269,3 +269,56 @@ test('memory stays bounded across 10,000 runs with valid and invalid configs', a
   assert.ok(after - before <= 65536, `heap grew from ${before} to ${after} bytes`);
   assert.ok(after <= 64 * 1024 * 1024, `heap ${after} bytes above 64 MiB`);
 });
+
+// The entropy floor in float64 JS: ln(1 + (T−1)β) + σ√(T(T−1))·β/(1 + (T−1)β), β = e^(−σ√(T/(T−1))).
+function entropyFloorReference(T, s) {
+  if (T === 1) return 0;
+  const beta = Math.exp(-s * Math.sqrt(T / (T - 1)));
+  return Math.log1p((T - 1) * beta) + (s * Math.sqrt(T * (T - 1)) * beta) / (1 + (T - 1) * beta);
+}
+
+test('entropyLowerBound: the float64 formula, ln T at σ = 0, 0 for one key, and argument errors', async () => {
+  const { simd, scalar } = await bothEngines();
+  for (const engine of [simd, scalar]) {
+    for (const T of [1, 2, 3, 8, 32, 128, 2048, 1e6]) {
+      for (const s of [0, 1e-6, 0.1, 1, 3, 10, 30, 100, 1e4]) {
+        const got = engine.entropyLowerBound(T, s);
+        const want = entropyFloorReference(T, s);
+        assert.ok(Math.abs(got - want) <= 1e-13 * want + 1e-300, `T ${T} σ ${s}: ${got} vs ${want}`);
+      }
+      assert.ok(Math.abs(engine.entropyLowerBound(T, 0) - Math.log(T)) <= 1e-15 * Math.log(T + 1), `ln ${T}`);
+    }
+    assert.equal(engine.entropyLowerBound(1, 5), 0);
+    assert.equal(engine.entropyLowerBound(2, 0), Math.LN2);
+    assert.equal(engine.entropyLowerBound(32, 1e6), 0);
+    // the row that attains it: one logit σ√(T/(T−1)) above T−1 zeros, entropy in float64
+    const T = 16;
+    const a = 2.5 * Math.sqrt(T / (T - 1));
+    const p1 = 1 / (1 + (T - 1) * Math.exp(-a));
+    const pRest = (1 - p1) / (T - 1);
+    const h = -p1 * Math.log(p1) - (T - 1) * pRest * Math.log(pRest);
+    assert.ok(Math.abs(engine.entropyLowerBound(T, 2.5) - h) < 1e-14);
+  }
+  assert.equal(
+    simd.entropyLowerBound(32, 3),
+    scalar.entropyLowerBound(32, 3),
+    'the same bits in both builds',
+  );
+  for (const [args, type, re] of [
+    [[0, 1], RangeError, /^seqLen must be an integer in \[1, 9007199254740991\], got 0$/],
+    [[2.5, 1], RangeError, /seqLen must be an integer .*got 2\.5/],
+    [[NaN, 1], RangeError, /seqLen .*got NaN/],
+    [['8', 1], TypeError, /seqLen must be an integer .*got string/],
+    [[8, -1], RangeError, /^sigma must be a finite number >= 0, got -1$/],
+    [[8, Infinity], RangeError, /sigma .*got Infinity/],
+    [[8, NaN], RangeError, /sigma .*got NaN/],
+    [[8, null], TypeError, /sigma must be a finite number >= 0, got object/],
+    [[8], TypeError, /sigma .*got undefined/],
+  ]) {
+    assert.throws(
+      () => simd.entropyLowerBound(...args),
+      (e) => e instanceof type && re.test(e.message),
+      JSON.stringify(args),
+    );
+  }
+});

@@ -579,6 +579,12 @@ export class Engine {
   analyze(q: Float32Array, k: Float32Array, options: AnalyzeOptions): { heads: HeadReport[] };
   /** float32 → format → float32, round-to-nearest-even. */
   round(precision: Precision, values: Float32Array, options?: { saturate?: boolean }): Float32Array;
+  /**
+   * The lowest softmax entropy (nats) of seqLen logits whose centred norm ‖z − mean z‖₂ is at most
+   * sigma: ln(1 + (T−1)β) + σ√(T(T−1))·β/(1 + (T−1)β), β = exp(−σ√(T/(T−1))); ln T at σ = 0.
+   * @throws {TypeError | RangeError} seqLen not an integer ≥ 1, sigma not a finite number ≥ 0.
+   */
+  entropyLowerBound(seqLen: number, sigma: number): number;
   /** Bytes of wasm linear memory now. */
   readonly memoryBytes: number;
   /** The training fields with ranges and defaults. */

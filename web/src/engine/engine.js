@@ -269,6 +269,24 @@ export class Engine {
     return throwIfError(this.#native.round(precision, values, saturate)).values;
   }
 
+  /**
+   * The lowest softmax entropy (nats) of a row of seqLen logits whose centred norm ‖z − mean z‖₂
+   * is at most sigma (docs/science.md, "The entropy floor"): ln seqLen at sigma 0, falling towards
+   * 0 as sigma grows. seqLen: an integer ≥ 1 (any row length, a causal row's too); sigma ≥ 0.
+   */
+  entropyLowerBound(seqLen, sigma) {
+    const MAX = Number.MAX_SAFE_INTEGER;
+    if (typeof seqLen !== 'number')
+      throw new TypeError(`seqLen must be an integer in [1, ${MAX}], got ${typeof seqLen}`);
+    if (!Number.isSafeInteger(seqLen) || seqLen < 1)
+      throw new RangeError(`seqLen must be an integer in [1, ${MAX}], got ${seqLen}`);
+    if (typeof sigma !== 'number')
+      throw new TypeError(`sigma must be a finite number >= 0, got ${typeof sigma}`);
+    if (!(Number.isFinite(sigma) && sigma >= 0))
+      throw new RangeError(`sigma must be a finite number >= 0, got ${sigma}`);
+    return this.#module.entropyLowerBound(seqLen, sigma);
+  }
+
   /** Bytes of wasm linear memory now (it grows with the largest request, and never shrinks). */
   get memoryBytes() {
     return this.#module.HEAP8.buffer.byteLength;
