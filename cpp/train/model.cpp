@@ -18,6 +18,7 @@
 #include <cstring>
 #include <limits>
 
+#include "stats/entropy_bound.hpp"
 #include "train/detmath.hpp"
 #include "train/kernels.hpp"
 
@@ -124,6 +125,48 @@ double row_entropy(const float* p, int n, float* tmp) {
   return h;
 }
 
+// What one step's attention rows say, for the metrics (train.hpp). Added to in example and row
+// order; NaN, once met, stays (a non-finite logit or weight shows).
+struct AttentionTally {
+  double entropySum = 0.0, minRowEntropy = std::numeric_limits<double>::infinity();
+  double maxAbsLogit = 0.0, maxCentredNorm = 0.0;  // over the logits the softmax gets
+  long long saturated = 0;
+};
+
+double nan_max(double m, double x) { return std::isnan(m) || x <= m ? m : x; }
+double nan_min(double m, double x) { return std::isnan(m) || x >= m ? m : x; }
+
+// The largest |z| and centred row norm ||z - mean z||_2 of the T x T logits S, in double. Reads
+// S only: the forward pass goes on with the same bits.
+void tally_logits(const float* S, int T, AttentionTally& t) {
+  for (int i = 0; i < T; ++i) {
+    const float* z = S + static_cast<std::size_t>(i) * T;
+    double sum = 0.0;
+    for (int j = 0; j < T; ++j) {
+      sum += static_cast<double>(z[j]);
+      t.maxAbsLogit = nan_max(t.maxAbsLogit, std::fabs(static_cast<double>(z[j])));
+    }
+    const double mean = sum / T;
+    double squares = 0.0;
+    for (int j = 0; j < T; ++j) {
+      const double d = static_cast<double>(z[j]) - mean;
+      squares += d * d;
+    }
+    t.maxCentredNorm = nan_max(t.maxCentredNorm, std::sqrt(squares));
+  }
+}
+
+// The weights' metrics of one example (P: T x T weights): saturated rows and row entropies.
+void tally_weights(const float* P, int T, float* tmp, AttentionTally& t) {
+  for (int i = 0; i < T; ++i) {
+    const float* row = P + static_cast<std::size_t>(i) * T;
+    if (any_above(row, T, 0.99f)) ++t.saturated;  // largest weight > 0.99
+    const double h = row_entropy(row, T, tmp);
+    t.entropySum += h;
+    t.minRowEntropy = nan_min(t.minRowEntropy, h);
+  }
+}
+
 // QK-norm of the T rows of x (T x dk), in place: n = norm(x) (rms: x / sqrt(mean(x^2) + eps);
 // layer: (x - mean) / sqrt(mean((x - mean)^2) + eps)), saved in `normed` with r = 1/sqrt(.. + eps)
 // per row for the backward pass, then x = n * gain. Sums run in index order (same bits in
@@ -198,9 +241,9 @@ void shape_logits(const LogitSpec& spec, Format fmt, int T, FloatScratch& ws) {
 }
 
 // Forward of example e up to the attention output: ws.Q, K, V, Kt, S (= weights), O.
-// Assumes ws.Pq/Pk/Pv hold the projected tables of p.
+// Assumes ws.Pq/Pk/Pv hold the projected tables of p. With a tally, also its logits' metrics.
 void forward_attention(const Params<float>& p, const Batch& batch, int e, const LogitSpec& spec,
-                       Format fmt, FloatScratch& ws) {
+                       Format fmt, FloatScratch& ws, AttentionTally* tally = nullptr) {
   const Dims& d = p.dims;
   const int T = d.T, dk = d.dk;
   const std::size_t Tdk = static_cast<std::size_t>(T) * dk;
@@ -228,6 +271,7 @@ void forward_attention(const Params<float>& p, const Batch& batch, int e, const 
   // as the attention run does: the raw fp32 dot products rounded, then scaled and rounded again
   round_if(fmt, ws.S.data(), static_cast<std::size_t>(T) * T);
   shape_logits(spec, fmt, T, ws);
+  if (tally) tally_logits(ws.S.data(), T, *tally);
   softmax_rows(ws.S.data(), T, fmt);
   gemm(T, dk, T, ws.S.data(), T, 1, ws.V.data(), dk, ws.O.data(), dk, false);
   round_if(fmt, ws.O.data(), Tdk);
@@ -298,19 +342,15 @@ void float_loss_and_grad(const Params<float>& p, const Batch& batch, const Logit
   for (auto* v : {&ws.dPq, &ws.dPk, &ws.dPv}) std::fill(v->begin(), v->end(), 0.0f);
 
   const float invN = static_cast<float>(1.0 / (static_cast<double>(B) * T));
-  double loss = 0.0, entropy = 0.0;
-  long long correct = 0, saturated = 0;
+  double loss = 0.0;
+  long long correct = 0;
+  AttentionTally tally;
   float* tmp = ws.tmp.data();
 
   for (int e = 0; e < B; ++e) {
-    forward_attention(p, batch, e, spec, fmt, ws);
+    forward_attention(p, batch, e, spec, fmt, ws, &tally);
     const float* P = ws.S.data();
-    // attention metrics
-    for (int i = 0; i < T; ++i) {
-      const float* row = P + static_cast<std::size_t>(i) * T;
-      if (any_above(row, T, 0.99f)) ++saturated;  // largest weight > 0.99
-      entropy += row_entropy(row, T, tmp);
-    }
+    tally_weights(P, T, tmp, tally);
     // read-out and cross-entropy
     gemm(T, nV, dk, ws.O.data(), dk, 1, p.Wo.data(), nV, ws.Z.data(), nV, false);
     const std::int32_t* tgt = &batch.target[static_cast<std::size_t>(e) * T];
@@ -396,10 +436,13 @@ void float_loss_and_grad(const Params<float>& p, const Batch& batch, const Logit
   const double n = static_cast<double>(B) * T;
   metrics.loss = loss / n;
   metrics.accuracy = static_cast<double>(correct) / n;
-  metrics.entropy = entropy / n;
-  metrics.saturatedFraction = static_cast<double>(saturated) / n;
+  metrics.entropy = tally.entropySum / n;
+  metrics.saturatedFraction = static_cast<double>(tally.saturated) / n;
   metrics.gradNormWq = std::sqrt(sum_squares(g.Wq));
   metrics.gradNormWk = std::sqrt(sum_squares(g.Wk));
+  metrics.maxLogit = tally.maxAbsLogit;
+  metrics.minRowEntropy = tally.minRowEntropy;
+  metrics.entropyFloor = entropy_lower_bound(T, tally.maxCentredNorm);
 }
 
 }  // namespace attnscale::train

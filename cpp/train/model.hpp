@@ -87,6 +87,7 @@ void init_params(const Dims& d, double initScale, std::uint32_t seed, Params<flo
 
 struct StepMetrics {
   double loss = 0, accuracy = 0, entropy = 0, saturatedFraction = 0, gradNormWq = 0, gradNormWk = 0;
+  double maxLogit = 0, minRowEntropy = 0, entropyFloor = 0;  // train.hpp
 };
 
 // Scratch buffers of the optimized path, sized for one Dims.

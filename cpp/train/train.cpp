@@ -154,7 +154,8 @@ void Trainer::step(int n, std::int32_t* steps, double* metrics) {
       }
       if (metrics) {
         const double vals[kTrainMetrics] = {
-            mt.loss, mt.accuracy, mt.entropy, mt.saturatedFraction, mt.gradNormWq, mt.gradNormWk};
+            mt.loss,       mt.accuracy, mt.entropy,       mt.saturatedFraction, mt.gradNormWq,
+            mt.gradNormWk, mt.maxLogit, mt.minRowEntropy, mt.entropyFloor};
         for (int m = 0; m < kTrainMetrics; ++m)
           metrics[(static_cast<std::size_t>(c) * kTrainMetrics + m) * n + k] = vals[m];
       }

@@ -40,7 +40,14 @@
 //   loss (mean cross-entropy, nats), accuracy (argmax = target, fraction of positions),
 //   entropy (mean over all attention rows of -sum p ln p, nats; max is ln T),
 //   saturatedFraction (rows whose largest weight > 0.99),
-//   gradNormWq, gradNormWk (Frobenius norms of dLoss/dW_q, dLoss/dW_k).
+//   gradNormWq, gradNormWk (Frobenius norms of dLoss/dW_q, dLoss/dW_k),
+//   maxLogit (largest |z| over the batch's logits z as the softmax gets them: after the scale,
+//     QK-norm, length factor and soft-cap, rounded to the format),
+//   minRowEntropy (the lowest of the row entropies that `entropy` averages),
+//   entropyFloor (stats/entropy_bound.hpp's B(T, sigma) at sigma = the largest centred row norm
+//     ||z - mean z||_2 of those logits: every row sees all T keys and B decreases in sigma, so it
+//     is below every row's exact entropy; NaN when a logit is not finite).
+//   The last three are computed beside the others and change none of their bits.
 // Determinism: batches and initial values come from a counter-based hash; every kernel uses only
 // IEEE + - * / sqrt with one fixed operation order per output (no order-dependent reductions, own
 // exp/log from the same operations), so the same config gives the same bits natively and in wasm
@@ -73,9 +80,12 @@ enum class TrainMetric : int {
   entropy = 2,
   saturatedFraction = 3,
   gradNormWq = 4,
-  gradNormWk = 5
+  gradNormWk = 5,
+  maxLogit = 6,
+  minRowEntropy = 7,
+  entropyFloor = 8
 };
-inline constexpr int kTrainMetrics = 6;
+inline constexpr int kTrainMetrics = 9;
 inline constexpr int kModelDim = 64;     // d_model
 inline constexpr int kValueTokens = 16;  // number of value tokens (read-out classes)
 

@@ -107,6 +107,12 @@ const char* train_metric_name(TrainMetric m) {
       return "gradNormWq";
     case TrainMetric::gradNormWk:
       return "gradNormWk";
+    case TrainMetric::maxLogit:
+      return "maxLogit";
+    case TrainMetric::minRowEntropy:
+      return "minRowEntropy";
+    case TrainMetric::entropyFloor:
+      return "entropyFloor";
   }
   return "loss";
 }

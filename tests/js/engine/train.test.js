@@ -4,7 +4,27 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bothEngines } from '../helpers.js';
 
-const METRICS = ['loss', 'accuracy', 'entropy', 'saturatedFraction', 'gradNormWq', 'gradNormWk'];
+const METRICS = [
+  'loss',
+  'accuracy',
+  'entropy',
+  'saturatedFraction',
+  'gradNormWq',
+  'gradNormWk',
+  'maxLogit',
+  'minRowEntropy',
+  'entropyFloor',
+];
+
+// FNV-1a 64 over the bytes of Float64Arrays, as the native golden tests hash their metrics (with
+// their starting value).
+function fnv64(arrays) {
+  let h = 1469598103934665603n;
+  for (const a of arrays)
+    for (const b of new Uint8Array(a.buffer, a.byteOffset, a.byteLength))
+      h = ((h ^ BigInt(b)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return h;
+}
 
 test('train: step(n) returns per-step curves for every copy', async () => {
   const { simd } = await bothEngines();
@@ -40,6 +60,14 @@ test('train: golden values shared with the native build, in SIMD and scalar wasm
     const r = trainer.step(50);
     assert.equal(r.copies.sqrt.loss[49], 2.7568238181718967);
     assert.equal(r.copies.none.accuracy[49], 0.06640625);
+    // maxLogit, minRowEntropy, entropyFloor: TrainEntropyFloor.GoldenValuesSharedWithWasm
+    assert.equal(r.copies.none.maxLogit[49], 37.344120025634766);
+    assert.equal(r.copies.sqrt.minRowEntropy[49], 2.3456564396619797);
+    assert.equal(r.copies.sqrt.entropyFloor[49], 0.066075583717138731);
+    const blocks = ['none', 'sqrt', 'linear'].flatMap((c) =>
+      ['maxLogit', 'minRowEntropy', 'entropyFloor'].map((m) => r.copies[c][m]),
+    );
+    assert.equal(fnv64(blocks), 0x764835d3e91d105fn, 'every step of the three arrays, as natively');
     trainer.delete();
   }
   const a = simd.train({ seed: 9, dk: 8, seqLen: 8 }).step(20);
@@ -48,6 +76,25 @@ test('train: golden values shared with the native build, in SIMD and scalar wasm
     for (const m of METRICS)
       assert.deepEqual(Array.from(a.copies[copy][m]), Array.from(b.copies[copy][m]), `${copy}.${m}`);
   }
+});
+
+// By the theorem (docs/science.md, "The entropy floor") the floor is under every row's entropy.
+test('train: entropyFloor stays under minRowEntropy, which stays under the mean entropy', async () => {
+  const { simd } = await bothEngines();
+  const trainer = simd.train({ copies: [...NEWER, { name: 'none', scale: 'none' }] });
+  const r = trainer.step(60);
+  for (const [name, m] of Object.entries(r.copies)) {
+    for (let s = 0; s < 60; s++) {
+      assert.ok(m.entropyFloor[s] <= m.minRowEntropy[s] + 1e-30, `${name} step ${s + 1}`);
+      assert.ok(m.minRowEntropy[s] <= m.entropy[s] + 1e-12, `${name} step ${s + 1}`);
+      assert.ok(m.maxLogit[s] > 0 && m.entropyFloor[s] >= 0, `${name} step ${s + 1}`);
+    }
+  }
+  assert.ok(
+    r.copies.cap5.maxLogit.every((x) => x <= 5),
+    'a soft-cap of 5 caps the logits',
+  );
+  trainer.delete();
 });
 
 test('train: bad config and arguments throw errors naming the field', async () => {

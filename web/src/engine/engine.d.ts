@@ -370,6 +370,12 @@ export interface TrainMetrics {
   saturatedFraction: Float64Array;
   gradNormWq: Float64Array;
   gradNormWk: Float64Array;
+  /** Largest |logit| the softmax gets (after scale, QK-norm, length factor, soft-cap). */
+  maxLogit: Float64Array;
+  /** Lowest row entropy of the batch, nats (`entropy` is their mean). */
+  minRowEntropy: Float64Array;
+  /** `entropyLowerBound(seqLen, σ)` at σ = the batch's largest centred row norm of those logits; ≤ minRowEntropy. */
+  entropyFloor: Float64Array;
 }
 
 /** Metrics by copy: the default copies, or one entry per chosen copy's name. */
