@@ -86,6 +86,7 @@ inline val head_value(const HeadReport& r, bool withV, bool detail) {
   out.set("kStd", r.k.std);
   out.set("nonFiniteInputs", static_cast<double>(r.q.nonFinite + r.k.nonFinite));
   out.set("iidRawLogitStd", r.iidRawLogitStd);
+  out.set("sinkWeight", r.sinkWeight);
   set_stats(out, r.result.stats);
   for (const char* name : {"rawLogitStdTheory", "gradNormQ", "gradNormK"}) out.delete_(name);
   if (!withV) {

@@ -35,6 +35,17 @@ double iid_raw_logit_std(int dk, const ValueMoments& q, const ValueMoments& k) {
   return std::sqrt(dk * std::max(0.0, perComponent));
 }
 
+namespace {
+
+// Mean of column 0 of a T × T matrix (the weights on key 0), summed in row order in double.
+double mean_first_column(const float* p, int T) {
+  double sum = 0;
+  for (int i = 0; i < T; ++i) sum += p[static_cast<std::size_t>(i) * T];
+  return sum / T;
+}
+
+}  // namespace
+
 std::vector<HeadReport> AnalyzeEngine::analyze(const Config& c, const LayerInputs& in,
                                                bool keepWeights) {
   const std::size_t perHead = static_cast<std::size_t>(in.seqLen) * in.dk;
@@ -56,6 +67,7 @@ std::vector<HeadReport> AnalyzeEngine::analyze(const Config& c, const LayerInput
     job_.plan(workspace_, configs_, in.dk, true);
     job_.run_until(Clock::time_point::max());
     r.result = std::move(job_.results().front());
+    r.sinkWeight = mean_first_column(workspace_.p.data(), in.seqLen);
     if (keepWeights)
       r.result.attention.assign(workspace_.p.data(), workspace_.p.data() + workspace_.p.capacity());
   }

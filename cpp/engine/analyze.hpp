@@ -37,6 +37,9 @@ struct HeadReport {
   int head = 0, kvHead = 0;
   ValueMoments q, k;  // over all of the head's components, as given (before any rounding)
   double iidRawLogitStd = 0;
+  // Mean over the query rows of the weight on key 0 (every row sees it, causal or not): near 1
+  // when key 0 is an attention sink that most rows attend to.
+  double sinkWeight = 0;
   RunResult result;  // `run`'s fields; attention only when asked for
 };
 

@@ -221,5 +221,27 @@ TEST(Analyze, GivenValuesAreCheckedForOverflowInTheOutput) {
   EXPECT_EQ(r.result.stats.firstNonFiniteStage, Stage::output);
 }
 
+// sinkWeight is the mean weight on key 0, causal or not; a key 0 aligned with every query takes
+// most of it, a head of i.i.d. components about 1/T of it.
+TEST(Analyze, SinkWeightIsTheMeanWeightOnKeyZero) {
+  for (bool causal : {false, true}) {
+    Layer L = gaussian_layer(32, 16, 2, 1, 0.0, 1.0, 0.0, 8);
+    // head 1: every query has component 0 at 8, and key 0 is 8·e_0 (logit 16 after 1/√16)
+    for (int t = 0; t < 32; ++t) L.q[(32 + t) * 16] = 8.0f;
+    for (int i = 0; i < 16; ++i) L.k[i] = i == 0 ? 8.0f : 0.0f;
+    Config c = config_for(L);
+    c.causal = causal;
+    AnalyzeEngine engine;
+    const std::vector<HeadReport> r = engine.analyze(c, L.inputs(), true);
+    for (const HeadReport& head : r) {
+      double sum = 0;
+      for (int i = 0; i < 32; ++i) sum += head.result.attention[static_cast<std::size_t>(i) * 32];
+      EXPECT_EQ(head.sinkWeight, sum / 32) << head.head << " causal " << causal;
+    }
+    EXPECT_GT(r[1].sinkWeight, 0.99) << causal;
+    EXPECT_LT(r[0].sinkWeight, causal ? 0.3 : 0.15) << causal;
+  }
+}
+
 }  // namespace
 }  // namespace attnscale

@@ -2,6 +2,7 @@
 // grouped-query head mapping, and the errors that name the field.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { bothEngines } from '../helpers.js';
 
 // Normal samples (Box–Muller over a linear congruential generator): reproducible without a library.
@@ -98,6 +99,60 @@ test('NaN in the data is counted, not thrown', async () => {
   assert.equal(r.nonFinite.logits, T);
   assert.equal(r.firstNonFiniteStage, 'logits');
   assert.ok(Number.isFinite(r.qStd));
+});
+
+// The sink heads of tests/tools/make-sink-fixture.py, built by the same exact generator: uniforms
+// (s + 0.5)/2³² and 2u − 1 are exact in float64, so JS and numpy round the same values to float32.
+function uniforms(n, seed) {
+  let s = seed;
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    s = (s * 1664525 + 1013904223) % 2 ** 32;
+    out[i] = 2 * ((s + 0.5) / 2 ** 32) - 1;
+  }
+  return out;
+}
+
+// Float64 mean weight on key 0 of softmax(q kᵀ · s) (keys j ≤ i when causal).
+function referenceSink(q, k, T, d, s, causal) {
+  let sum = 0;
+  for (let i = 0; i < T; i++) {
+    const n = causal ? i + 1 : T;
+    const z = new Float64Array(n);
+    for (let j = 0; j < n; j++) {
+      for (let c = 0; c < d; c++) z[j] += q[i * d + c] * k[j * d + c];
+      z[j] *= s;
+    }
+    const max = Math.max(...z);
+    const total = z.reduce((a, x) => a + Math.exp(x - max), 0);
+    sum += Math.exp(z[0] - max) / total;
+  }
+  return sum / T;
+}
+
+test('sinkWeight: the mean weight on key 0, against float64 JS and the numpy fixture', async () => {
+  const fixture = JSON.parse(
+    readFileSync(new URL('../../fixtures/sink/expected.json', import.meta.url), 'utf8'),
+  );
+  const q = uniforms(2 * HEAD, 11);
+  const k = uniforms(HEAD, 12);
+  for (let t = 0; t < T; t++) q[HEAD + t * DK] = 4; // head 1: component 0 is 4 in every query
+  k.fill(0, 0, DK);
+  k[0] = 5; // key 0 = 5·e₀
+  const sum = (a) => a.reduce((x, y) => x + y, 0);
+  assert.deepEqual([sum(q), sum(k)], [fixture.qSum, fixture.kSum], 'the tensors numpy used');
+  for (const engine of Object.values(await bothEngines())) {
+    for (const { causal, sinkWeight } of fixture.cases) {
+      const { heads } = engine.analyze(q, k, { seqLen: T, dk: DK, heads: 2, kvHeads: 1, causal });
+      heads.forEach((r, h) => {
+        const js = referenceSink(q.subarray(h * HEAD, (h + 1) * HEAD), k, T, DK, 0.25, causal);
+        assert.ok(Math.abs(js - sinkWeight[h]) < 1e-14, `float64 JS and numpy agree, head ${h}`);
+        // float32 logits and weights against float64: 1e-6 is far above their rounding
+        assert.ok(Math.abs(r.sinkWeight - js) < 1e-6, `head ${h} causal ${causal}: ${r.sinkWeight} vs ${js}`);
+      });
+      assert.ok(heads[1].sinkWeight > 0.75 && heads[0].sinkWeight < 0.2, `causal ${causal}`);
+    }
+  }
 });
 
 test('bad input gets an error naming the field, and the engine stays usable', async () => {

@@ -213,6 +213,8 @@ export interface HeadReport
   nonFiniteInputs: number;
   /** σ of q·k that independent components with these moments would give: √(d_k((σ_q²+μ_q²)(σ_k²+μ_k²) − μ_q²μ_k²)). */
   iidRawLogitStd: number;
+  /** Mean over the query rows of the weight on key 0 (every row sees it): near 1 for an attention sink. */
+  sinkWeight: number;
   /** `output` is null when no `v` was given (O = PV was not formed). */
   nonFinite: Omit<NonFiniteCounts, 'output'> & { output: number | null };
   /** With `v` and softmax 'online': max |O_online − O_naive|. */
