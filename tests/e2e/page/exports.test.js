@@ -124,8 +124,11 @@ describe('GIF and SVG downloads', () => {
     const { page } = await open();
     const panels = await page.$$eval('[data-panel]', (els) =>
       els.map((p) => {
-        const labels = [...p.querySelectorAll('.panel-actions button')].map((b) => b.textContent);
-        return [p.dataset.panel, labels.join(' ')];
+        const actions = p.querySelector('.panel-actions');
+        const labels = [...(actions?.querySelectorAll('button') ?? [])].map((b) => b.textContent);
+        // Nothing but the buttons and the export status in the header's actions (no stray text).
+        const stray = [...(actions?.childNodes ?? [])].filter((n) => n.nodeType === Node.TEXT_NODE);
+        return [p.dataset.panel, stray.length ? `stray text: ${stray.map((n) => n.data)}` : labels.join(' ')];
       }),
     );
     const byName = Object.fromEntries(panels);

@@ -67,12 +67,15 @@ export function panelFrame(el, { name, title, description, legend = [], readouts
       button('SVG', 'chart as SVG', () =>
         import('../export/svg-export.js').then((m) => m.exportSvg(image()), reportError),
       ),
-      exports.gif &&
+    );
+    // Only the charts that change with d_k have a GIF.
+    if (exports.gif)
+      actions.append(
         button('GIF', 'chart as a GIF that steps through d_k', (e) => {
           const b = e.currentTarget;
           import('../export/gif-export.js').then((m) => m.exportGif(image(), b), reportError);
         }),
-    );
+      );
   }
 
   return {
