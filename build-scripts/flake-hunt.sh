@@ -44,7 +44,7 @@ trap 'kill "$burner" 2>/dev/null || true' EXIT
 
 run_suite() { # run_suite <suite> <log> <failures.jsonl>
   local reporters=(--test-reporter=spec --test-reporter-destination="$2"
-    --test-reporter=./build-scripts/lib/flake-reporter.mjs --test-reporter-destination="$3")
+    --test-reporter=./build-scripts/lib/flake/reporter.mjs --test-reporter-destination="$3")
   case $1 in
     e2e) node --test --test-concurrency=1 "${reporters[@]}" tests/e2e/ ;;
     consumer) node --test --test-concurrency=1 "${reporters[@]}" tests/consumer/ ;;
@@ -86,4 +86,4 @@ done
 [ ${#pids[@]} -eq 0 ] || wait "${pids[@]}" || true
 echo "[flake-hunt] $(( ($(date +%s) - hunt_start) / 60 )) min, ${jobs} run(s) at a time beside the CPU burner, on $(nproc) cores"
 
-node build-scripts/lib/flake-table.mjs "$out" "$e2e_runs" "$runs" "${chosen[@]}" | tee "$out/table.md"
+node build-scripts/lib/flake/table.mjs "$out" "$e2e_runs" "$runs" "${chosen[@]}" | tee "$out/table.md"

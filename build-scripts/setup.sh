@@ -38,19 +38,9 @@ for pkg in "${!probe[@]}"; do
   missing+=("$pkg")
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  log "Debian packages: all present"
-else
-  if [ "$(id -u)" -ne 0 ]; then
-    log "missing Debian packages: ${missing[*]}; run this script as root to install them" >&2
-    exit 1
-  fi
-  log "apt-get update"
-  DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  log "apt-get install ${missing[*]}"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  log "installed: ${missing[*]}"
-fi
+# shellcheck source=lib/apt-install.sh
+source "$(dirname "$0")/lib/apt-install.sh"
+apt_install_missing "Debian packages" "${missing[@]}"
 
 cd "$(dirname "$0")/.."
 lock_stamp=node_modules/.package-lock.json

@@ -10,19 +10,9 @@ cd "$(dirname "$0")"
 declare -A probe=([hugo]=/usr/bin/hugo [jekyll]=/usr/bin/jekyll [mkdocs]=/usr/bin/mkdocs)
 missing=()
 for pkg in "${!probe[@]}"; do [ -e "${probe[$pkg]}" ] || missing+=("$pkg"); done
-if [ ${#missing[@]} -eq 0 ]; then
-  log "site engines: all present"
-else
-  if [ "$(id -u)" -ne 0 ]; then
-    log "missing Debian packages: ${missing[*]}; run this script as root to install them" >&2
-    exit 1
-  fi
-  log "apt-get update"
-  DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  log "apt-get install ${missing[*]}"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  log "installed: ${missing[*]}"
-fi
+# shellcheck source=../../build-scripts/lib/apt-install.sh
+source ../../build-scripts/lib/apt-install.sh
+apt_install_missing "site engines" "${missing[@]}"
 
 stamp=node_modules/.package-lock.json
 if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ]; then

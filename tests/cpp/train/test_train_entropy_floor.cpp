@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "config/logit_schemes.hpp"
+#include "copy_spec.hpp"
 #include "stats/entropy_bound.hpp"
 #include "train/model.hpp"
 #include "train/train.hpp"
@@ -26,17 +27,6 @@ using attnscale::Trainer;
 using attnscale::TrainMetric;
 
 namespace {
-
-CopySpec spec(std::string name, ScaleMode mode, QkNorm norm = QkNorm::none, double softcap = 0.0,
-              double lengthScale = 0.0) {
-  CopySpec c;
-  c.name = std::move(name);
-  c.scaleMode = mode;
-  c.qkNorm = norm;
-  c.softcap = softcap;
-  c.lengthScale = lengthScale;
-  return c;
-}
 
 struct Curves {
   int n = 0;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "copy_spec.hpp"
 #include "precision/format.hpp"
 #include "train/train.hpp"
 
@@ -21,17 +22,6 @@ using attnscale::TrainConfig;
 using attnscale::Trainer;
 
 namespace {
-
-CopySpec spec(std::string name, ScaleMode mode, QkNorm norm = QkNorm::none, double softcap = 0.0,
-              double lengthScale = 0.0) {
-  CopySpec c;
-  c.name = std::move(name);
-  c.scaleMode = mode;
-  c.qkNorm = norm;
-  c.softcap = softcap;
-  c.lengthScale = lengthScale;
-  return c;
-}
 
 // softmax_rows(shape(q k^T)) in double, shape as the copy forms its logits (train.hpp).
 std::vector<double> softmax_of(const std::vector<float>& q, const std::vector<float>& k, int T,
