@@ -13,6 +13,58 @@ import { formatsByRange, layerLabel, lnMax } from './report-stats.js';
  * panels, from the app (a panel does not import another); `schema` the engine's.
  */
 export function mountDetail(host, idPrefix, mountPanel, schema) {
+  const view = buildDetailBox(idPrefix);
+  host.append(view.box);
+  // spread, heatmap and rows are made on the first click; cfg is the chosen head's settings.
+  const state = { spread: null, heatmap: null, ready: null, rows: null, cfg: null, precisionRows: [] };
+  const renderTable = () => renderPrecisionTable(view.table, state.precisionRows, schema);
+
+  return {
+    /** A head was chosen: its title now, its charts when its report comes. */
+    show({ layerName, head, kvHead, seqLen, dk }, options) {
+      view.box.hidden = false;
+      mountPagePanels(state, view, mountPanel);
+      state.cfg = { ...options, seqLen, dk };
+      view.heading.textContent = `Layer ${layerLabel(layerName)}, head ${head} (key head ${kvHead}): T = ${seqLen}, d_k = ${dk}`;
+      view.facts.textContent = 'Computing this head in full…';
+      state.precisionRows = [];
+      renderTable();
+    },
+    report(r) {
+      state.rows ??= makeRowsChart(view.rowsEl);
+      state.rows.setData(rowsData(r, state.cfg.causal));
+      const result = { ...r, rawLogitStdTheory: r.iidRawLogitStd };
+      const at = state.cfg;
+      mountPagePanels(state, view, mountPanel).then(() => {
+        state.spread.update(result, at);
+        state.heatmap.update(result, at);
+      });
+      view.facts.textContent = factsText(r, state.cfg.scale, schema);
+    },
+    precision(row) {
+      state.precisionRows.push(row);
+      renderTable();
+    },
+    hide() {
+      view.box.hidden = true;
+    },
+    redraw() {
+      state.spread?.redraw();
+      state.heatmap?.redraw();
+      state.rows?.redraw();
+    },
+    destroy() {
+      state.ready?.then(() => {
+        state.spread.destroy();
+        state.heatmap.destroy();
+      });
+      state.rows?.destroy();
+    },
+  };
+}
+
+/** The detail section, hidden until a head is chosen, and the parts of it that change. */
+function buildDetailBox(idPrefix) {
   const heading = h('h4', { class: 'subchart', 'data-report-detail-title': '' });
   const facts = h('p', { class: 'caption', 'data-report-detail-facts': '' });
   // The two page panels keep their own frames; their data-panel is taken off so that the page's
@@ -35,146 +87,113 @@ export function mountDetail(host, idPrefix, mountPanel, schema) {
     h('h4', { class: 'subchart', text: 'Where each format stops being finite, on this head' }),
     table,
   );
-  host.append(box);
-  // Mounted on the first click: until then the page holds one spread and one heatmap panel.
-  let spread = null;
-  let heatmap = null;
-  let ready = null;
-  const mountPanels = () =>
-    (ready ??= Promise.all(
-      [
-        ['spread', spreadEl],
-        ['heatmap', heatmapEl],
-      ].map(([part, e]) =>
-        mountPanel(part, e).then((api) => {
-          delete e.dataset.panel;
-          e.dataset.reportPart = part;
-          return api;
-        }),
-      ),
-    ).then(([s, hm]) => {
-      spread = s;
-      heatmap = hm;
-    }));
-  // Also made on the first click: a chart image before then would have nothing to describe.
-  let rows = null;
-  const rowsChart = () =>
-    (rows ??= createChart(rowsEl, {
-      label: 'Entropy divided by ln n and largest weight of each query row of the chosen head',
-      makeOpts: () => ({
-        scales: { x: { time: false }, y: { range: [0, 1.02] } },
-        axes: [axis({ label: 'query row', size: 40 }), axis({ label: 'fraction', size: 50 })],
-        series: [
-          {},
-          { label: 'entropy ÷ ln n', stroke: (u) => u.pal.sqrt, width: 1.25, points: { show: false } },
-          { label: 'largest weight', stroke: (u) => u.pal.none, width: 1.25, points: { show: false } },
-        ],
-      }),
-      data: [[0], [null], [null]],
-    }));
-  let cfg = null;
-  let precisionRows = [];
+  return { box, heading, facts, spreadEl, heatmapEl, rowsEl, table };
+}
 
-  function renderTable() {
-    const byKey = new Map(precisionRows.map((r) => [`${r.precision}|${r.subtractMax}`, r]));
-    const cell = (p, sub) => {
-      const r = byKey.get(`${p}|${sub}`);
-      if (!r) return h('td', { text: '…' });
-      const bad = r.nonFinite.weights + r.nonFinite.logits + r.nonFinite.exp;
-      return h('td', {
-        class: bad ? 'is-bad' : null,
-        'data-precision': p,
-        'data-subtract-max': String(sub),
-        'data-nonfinite': String(bad),
-        text: bad ? `${fmt(bad)} non-finite (from ${r.firstNonFiniteStage})` : 'all finite',
-      });
-    };
-    table.replaceChildren(
-      h(
-        'thead',
+/** The page's spread and heatmap panels, mounted once (until then the page holds one of each). */
+function mountPagePanels(state, view, mountPanel) {
+  return (state.ready ??= Promise.all(
+    [
+      ['spread', view.spreadEl],
+      ['heatmap', view.heatmapEl],
+    ].map(([part, e]) =>
+      mountPanel(part, e).then((api) => {
+        delete e.dataset.panel;
+        e.dataset.reportPart = part;
+        return api;
+      }),
+    ),
+  ).then(([s, hm]) => {
+    state.spread = s;
+    state.heatmap = hm;
+  }));
+}
+
+/** Each query row's entropy ÷ ln n and largest weight; made on the first report, since a chart
+ * image before then would have nothing to describe. */
+function makeRowsChart(rowsEl) {
+  return createChart(rowsEl, {
+    label: 'Entropy divided by ln n and largest weight of each query row of the chosen head',
+    makeOpts: () => ({
+      scales: { x: { time: false }, y: { range: [0, 1.02] } },
+      axes: [axis({ label: 'query row', size: 40 }), axis({ label: 'fraction', size: 50 })],
+      series: [
         {},
-        h(
+        { label: 'entropy ÷ ln n', stroke: (u) => u.pal.sqrt, width: 1.25, points: { show: false } },
+        { label: 'largest weight', stroke: (u) => u.pal.none, width: 1.25, points: { show: false } },
+      ],
+    }),
+    data: [[0], [null], [null]],
+  });
+}
+
+function rowsData(r, causal) {
+  const n = r.rowEntropy.length;
+  const xs = Array.from({ length: n }, (_, i) => i);
+  // A causal row i sees i + 1 keys: its ceiling is ln(i + 1) (row 0 has one key, entropy 0).
+  const ceiling = (i) => Math.log(causal ? i + 1 : n);
+  return [
+    xs,
+    Array.from(r.rowEntropy, (e, i) => (ceiling(i) > 0 ? e / ceiling(i) : null)),
+    Array.from(r.rowMaxWeight),
+  ];
+}
+
+function factsText(r, scale, schema) {
+  return (
+    `q: mean ${fmt(r.qMean, 3)}, σ ${fmt(r.qStd, 3)}; k: mean ${fmt(r.kMean, 3)}, σ ${fmt(r.kStd, 3)}. ` +
+    `σ of q·k ${fmt(r.rawLogitStd, 3)}, against ${fmt(r.iidRawLogitStd, 3)} for independent components with these moments; ` +
+    `scaled ${scaleLabel(scale, schema)}: σ ${fmt(r.logitStd, 3)}, largest ${fmt(r.logitMax, 3)}. ` +
+    `${fmt(100 * r.saturatedFraction, 3)}% of rows saturated, mean largest weight ${fmt(r.maxWeight, 3)}.`
+  );
+}
+
+/** Each format's ln(max), the head's largest logit against it, and its non-finite counts with and
+ * without max subtraction ('…' until that run's row arrives). */
+function renderPrecisionTable(table, precisionRows, schema) {
+  const byKey = new Map(precisionRows.map((r) => [`${r.precision}|${r.subtractMax}`, r]));
+  const cell = (p, sub) => {
+    const r = byKey.get(`${p}|${sub}`);
+    if (!r) return h('td', { text: '…' });
+    const bad = r.nonFinite.weights + r.nonFinite.logits + r.nonFinite.exp;
+    return h('td', {
+      class: bad ? 'is-bad' : null,
+      'data-precision': p,
+      'data-subtract-max': String(sub),
+      'data-nonfinite': String(bad),
+      text: bad ? `${fmt(bad)} non-finite (from ${r.firstNonFiniteStage})` : 'all finite',
+    });
+  };
+  table.replaceChildren(
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        h('th', { text: 'format' }),
+        h('th', { text: 'ln(max)' }),
+        h('th', { text: 'largest logit ÷ ln(max)' }),
+        h('th', { text: 'max not subtracted' }),
+        h('th', { text: 'max subtracted' }),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      formatsByRange(schema).map((format) => {
+        const p = format.value;
+        const r = byKey.get(`${p}|true`) ?? byKey.get(`${p}|false`);
+        return h(
           'tr',
           {},
-          h('th', { text: 'format' }),
-          h('th', { text: 'ln(max)' }),
-          h('th', { text: 'largest logit ÷ ln(max)' }),
-          h('th', { text: 'max not subtracted' }),
-          h('th', { text: 'max subtracted' }),
-        ),
-      ),
-      h(
-        'tbody',
-        {},
-        formatsByRange(schema).map((format) => {
-          const p = format.value;
-          const r = byKey.get(`${p}|true`) ?? byKey.get(`${p}|false`);
-          return h(
-            'tr',
-            {},
-            h('th', { text: p }),
-            h('td', { text: fmt(lnMax(format), 4) }),
-            h('td', { text: r ? fmt(r.logitMax / lnMax(format), 3) : '…' }),
-            cell(p, false),
-            cell(p, true),
-          );
-        }),
-      ),
-    );
-  }
-
-  return {
-    /** A head was chosen: its title now, its charts when its report comes. */
-    show({ layerName, head, kvHead, seqLen, dk }, options) {
-      box.hidden = false;
-      mountPanels();
-      cfg = { ...options, seqLen, dk };
-      heading.textContent = `Layer ${layerLabel(layerName)}, head ${head} (key head ${kvHead}): T = ${seqLen}, d_k = ${dk}`;
-      facts.textContent = 'Computing this head in full…';
-      precisionRows = [];
-      renderTable();
-    },
-    report(r) {
-      const n = r.rowEntropy.length;
-      const xs = Array.from({ length: n }, (_, i) => i);
-      // A causal row i sees i + 1 keys: its ceiling is ln(i + 1) (row 0 has one key, entropy 0).
-      const ceiling = (i) => Math.log(cfg.causal ? i + 1 : n);
-      const rowsData = [
-        xs,
-        Array.from(r.rowEntropy, (e, i) => (ceiling(i) > 0 ? e / ceiling(i) : null)),
-        Array.from(r.rowMaxWeight),
-      ];
-      rowsChart().setData(rowsData);
-      const result = { ...r, rawLogitStdTheory: r.iidRawLogitStd };
-      const at = cfg;
-      mountPanels().then(() => {
-        spread.update(result, at);
-        heatmap.update(result, at);
-      });
-      facts.textContent =
-        `q: mean ${fmt(r.qMean, 3)}, σ ${fmt(r.qStd, 3)}; k: mean ${fmt(r.kMean, 3)}, σ ${fmt(r.kStd, 3)}. ` +
-        `σ of q·k ${fmt(r.rawLogitStd, 3)}, against ${fmt(r.iidRawLogitStd, 3)} for independent components with these moments; ` +
-        `scaled ${scaleLabel(cfg.scale, schema)}: σ ${fmt(r.logitStd, 3)}, largest ${fmt(r.logitMax, 3)}. ` +
-        `${fmt(100 * r.saturatedFraction, 3)}% of rows saturated, mean largest weight ${fmt(r.maxWeight, 3)}.`;
-    },
-    precision(row) {
-      precisionRows.push(row);
-      renderTable();
-    },
-    hide() {
-      box.hidden = true;
-    },
-    redraw() {
-      spread?.redraw();
-      heatmap?.redraw();
-      rows?.redraw();
-    },
-    destroy() {
-      ready?.then(() => {
-        spread.destroy();
-        heatmap.destroy();
-      });
-      rows?.destroy();
-    },
-  };
+          h('th', { text: p }),
+          h('td', { text: fmt(lnMax(format), 4) }),
+          h('td', { text: r ? fmt(r.logitMax / lnMax(format), 3) : '…' }),
+          cell(p, false),
+          cell(p, true),
+        );
+      }),
+    ),
+  );
 }
