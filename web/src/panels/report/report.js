@@ -9,6 +9,7 @@ import { PANEL_META } from '../meta.js';
 import { openModel } from './model-source.js';
 import { mountDetail } from './report-detail.js';
 import { mountGrid } from './report-grid.js';
+import { buildReportView } from './report-view.js';
 import { keyHeadFor } from '../../tensors/pair-heads.js';
 import { layerLabel, modelSentence, reportRows, reportStats, statById } from './report-stats.js';
 import { FILE_SCALE, mountWhatIf } from './report-whatif.js';
@@ -28,296 +29,284 @@ export function mount(el, ctx = {}) {
     description:
       'Choose or drop a .safetensors file (or several .npy files) with tensors named <prefix>q and <prefix>k, of shape (T, d_k), (H, T, d_k) or (B, H, T, d_k).',
   });
-  const set = (state) => (el.dataset.reportState = state);
-  set('empty');
-
-  const input = h('input', {
-    type: 'file',
-    id: `${prefix}file`,
-    multiple: true,
-    accept: '.safetensors,.npy',
-    'data-tensor-input': '',
-  });
-  const inShadow = el.getRootNode() instanceof ShadowRoot;
-  const sample = h('button', {
-    type: 'button',
-    class: 'btn',
-    'data-report-sample': '',
-    text: 'Try the trained sample',
-    title: 'q and k of the training panel’s three copies after 500 steps (seed 1)',
-    hidden: inShadow || import.meta.env.MODE === 'offline',
-  });
-  const drop = h(
-    'div',
-    { class: 'report-drop', 'data-report-drop': '' },
-    h('label', { class: 'report-pick', for: input.id }, h('span', { text: 'Choose files' }), input),
-    h('span', { class: 'report-drop-hint', text: 'or drop them here' }),
-    sample,
-  );
-  const privacy = h('p', {
-    class: 'report-privacy',
-    'data-report-privacy': '',
-    text: 'Nothing is uploaded: the files are read by this page, on this machine, and computed in its Workers. Nothing leaves this machine.',
-  });
-  const progress = h('progress', {
-    'data-report-progress': '',
-    max: '1',
-    value: '0',
-    'aria-label': 'Heads measured',
-  });
-  const progressText = h('span', { class: 'report-progress-text', 'aria-live': 'polite' });
-  const cancel = h('button', {
-    type: 'button',
-    class: 'btn small',
-    'data-report-cancel': '',
-    text: 'Cancel',
-    disabled: true,
-  });
-  // Announced when it changes (aria-live), without role="alert": the page's notices are its alerts.
-  const error = h('p', {
-    class: 'report-error',
-    'data-report-error': '',
-    'aria-live': 'assertive',
-    hidden: true,
-  });
-  const notes = h('ul', { class: 'report-notes', 'data-report-notes': '' });
-  const summary = h('p', { class: 'report-summary', 'data-report-summary': '' });
+  el.dataset.reportState = 'empty';
   const stats = reportStats(ctx.schema);
-  const statSelect = h(
-    'select',
-    { 'data-report-stat': '', id: `${prefix}stat` },
-    stats.map((s) => h('option', { value: s.id, text: s.label })),
+  const ui = buildReportView(prefix, stats, el.getRootNode() instanceof ShadowRoot);
+  frame.body.append(...ui.parts);
+  // rc: what every part of the panel shares; rc.run: the model and the measuring of its heads.
+  const rc = { el, ctx, frame, ui, stats, run: newRun() };
+  rc.grid = mountGrid(ui.gridHost, { onPick: (l, hd) => pick(rc, l, hd) });
+  rc.detail = mountDetail(frame.body, prefix, ctx.mountPanel ?? (() => new Promise(() => {})), ctx.schema);
+  rc.session = ctx.client?.openSession(sessionHandlers(rc));
+  ctx.client?.ready?.then(
+    ({ schema, defaults }) => {
+      rc.run.whatIf = mountWhatIf(ui.whatIfHost, {
+        schema,
+        defaults: { ...defaults, causal: false },
+        onChange: ({ options: next, notices }) => {
+          rc.run.options = next;
+          showNotes(rc, notices);
+          if (rc.run.model) start(rc);
+        },
+      });
+      rc.run.options = rc.run.whatIf.read().options;
+    },
+    () => {},
   );
-  const csv = h('button', {
-    type: 'button',
-    class: 'btn small',
-    'data-report-csv': '',
-    text: 'CSV of every head',
-    disabled: true,
-  });
-  const whatIfHost = h('div', { class: 'report-whatif-host' });
-  const gridHost = h('div', { class: 'report-grid-host' });
-  const bar = h('div', { class: 'report-bar' }, progress, progressText, cancel);
-  const tools = h(
-    'div',
-    { class: 'report-tools' },
-    h('label', { for: statSelect.id, text: 'Colour by ' }),
-    statSelect,
-    csv,
-  );
-  frame.body.append(drop, privacy, bar, error, notes, summary, whatIfHost, tools, gridHost);
-  const grid = mountGrid(gridHost, { onPick: pick });
-  const detail = mountDetail(frame.body, prefix, ctx.mountPanel ?? (() => new Promise(() => {})), ctx.schema);
+  wireControls(rc);
+  if (el.dataset.src) loadUrl(rc, el.dataset.src, el.dataset.src);
 
-  let model = null;
-  let options = {};
-  let gen = 0;
-  let queue = [];
-  const slotOf = new Map(); // layer index → the Worker slot it was sent to
-  let reports = [];
-  let done = 0;
-  let total = 0;
-  let peakMemory = 0;
-  let startedAt = 0;
-  let selected = null;
-  let whatIf = null;
+  el.dataset.reportStat = ui.statSelect.value;
+  rc.grid.paint(statById(stats, ui.statSelect.value));
+  ctx.onDrawn?.('report');
 
-  const session = ctx.client?.openSession({
+  return {
+    redraw: () => rc.detail.redraw(),
+    destroy: () => {
+      rc.run.gen += 1;
+      rc.session?.close();
+      rc.detail.destroy();
+    },
+  };
+}
+
+/** A run with no model yet. `gen` counts runs: a read that comes back for an older one is dropped. */
+function newRun() {
+  return {
+    model: null,
+    options: {},
+    gen: 0,
+    queue: [],
+    slotOf: new Map(), // layer index → the Worker slot it was sent to
+    reports: [],
+    done: 0,
+    total: 0,
+    peakMemory: 0,
+    startedAt: 0,
+    selected: null,
+    whatIf: null,
+  };
+}
+
+/** What the Workers send back: each head's statistics, each layer done, the chosen head in full. */
+function sessionHandlers(rc) {
+  const { el, run, detail } = rc;
+  return {
     onReportHead(m) {
-      if (!model) return;
-      const r = { ...m.report, layer: m.part, layerName: model.layers[m.part].layer };
-      reports.push(r);
-      grid.set(m.part, m.head, r);
-      done += 1;
-      peakMemory = Math.max(peakMemory, m.memory ?? 0);
-      showProgress();
+      if (!run.model) return;
+      const r = { ...m.report, layer: m.part, layerName: run.model.layers[m.part].layer };
+      run.reports.push(r);
+      rc.grid.set(m.part, m.head, r);
+      run.done += 1;
+      run.peakMemory = Math.max(run.peakMemory, m.memory ?? 0);
+      showProgress(rc);
     },
     onReportLayerDone(m) {
-      const slot = slotOf.get(m.part);
-      slotOf.delete(m.part);
-      if (done >= total) finish();
-      else if (slot !== undefined) send(slot);
+      const slot = run.slotOf.get(m.part);
+      run.slotOf.delete(m.part);
+      if (run.done >= run.total) finish(rc);
+      else if (slot !== undefined) send(rc, slot);
     },
     onReportDetail(m) {
-      peakMemory = Math.max(peakMemory, m.memory ?? 0);
-      el.dataset.reportMemory = String(peakMemory);
+      run.peakMemory = Math.max(run.peakMemory, m.memory ?? 0);
+      el.dataset.reportMemory = String(run.peakMemory);
       detail.report(m.report);
     },
     onReportPrecision: (m) => detail.precision(m.row),
     onReportDetailDone: () => (el.dataset.reportDetail = 'done'),
     onError(m) {
-      if (m.kind === 'report') fail(`The report stopped after ${done} of ${total} heads: ${m.message}`);
+      if (m.kind === 'report')
+        fail(rc, `The report stopped after ${run.done} of ${run.total} heads: ${m.message}`);
       else if (m.kind === 'reportDetail')
-        fail(`This head could not be computed in full: ${m.message}`, false);
+        fail(rc, `This head could not be computed in full: ${m.message}`, false);
     },
-  });
-
-  ctx.client?.ready?.then(
-    ({ schema, defaults }) => {
-      whatIf = mountWhatIf(whatIfHost, {
-        schema,
-        defaults: { ...defaults, causal: false },
-        onChange: ({ options: next, notices }) => {
-          options = next;
-          showNotes(notices);
-          if (model) start();
-        },
-      });
-      options = whatIf.read().options;
-    },
-    () => {},
-  );
-
-  /** The scale a layer's metadata gives (`<prefix>scale`, a positive number), or null. */
-  const fileScale = (i) => {
-    const s = Number(model?.metadata?.[`${model.layers[i].layer}scale`]);
-    return Number.isFinite(s) && s > 0 ? s : null;
   };
-  /** The engine's options for layer i: the what-if settings, the file's scale where chosen. */
-  const layerOptions = (i) =>
-    options.scale === FILE_SCALE ? { ...options, scale: fileScale(i) ?? 'sqrt' } : options;
+}
 
-  function showNotes(extra = []) {
-    const scaled =
-      model && options.scale === FILE_SCALE
-        ? [
-            `Each layer is scaled as its metadata says: ${model.layers.map((l, i) => `${layerLabel(l.layer)} × ${fileScale(i)}`).join(', ')}.`,
-          ]
-        : [];
-    notes.replaceChildren(...[...(model?.notes ?? []), ...scaled, ...extra].map((t) => h('li', { text: t })));
-  }
-  function fail(message, stop = true) {
-    error.hidden = false;
-    error.textContent = message;
-    if (stop) {
-      gen += 1;
-      session?.reportCancel();
-      cancel.disabled = true;
-      set('error');
-    }
-  }
-  function showProgress() {
-    progress.max = Math.max(1, total);
-    progress.value = done;
-    el.dataset.reportHeadsDone = String(done);
-    el.dataset.reportHeadsTotal = String(total);
-    el.dataset.reportMemory = String(peakMemory);
-    const state = el.dataset.reportState;
-    progressText.textContent =
-      state === 'running'
-        ? `Measuring: ${done} of ${total} heads…`
-        : state === 'cancelled'
-          ? `Cancelled after ${done} of ${total} heads.`
-          : state === 'done'
-            ? `${total} heads of ${model.layers.length} layers measured in ${((performance.now() - startedAt) / 1000).toFixed(2)} s, in ${session?.reportSlots ?? 1} Workers.`
-            : '';
-    summary.textContent = modelSentence(reports, options, ctx.schema);
-    frame.setSummary(summary.textContent);
-    csv.disabled = reports.length === 0;
-  }
+/** The scale a layer's metadata gives (`<prefix>scale`, a positive number), or null. */
+function fileScale(model, i) {
+  const s = Number(model?.metadata?.[`${model.layers[i].layer}scale`]);
+  return Number.isFinite(s) && s > 0 ? s : null;
+}
+/** The engine's options for layer i: the what-if settings, the file's scale where chosen. */
+function layerOptions({ model, options }, i) {
+  return options.scale === FILE_SCALE ? { ...options, scale: fileScale(model, i) ?? 'sqrt' } : options;
+}
 
-  /** Reads the next layer not yet sent and gives it to Worker `slot`. */
-  function send(slot) {
-    const i = queue.shift();
-    if (i === undefined) return;
-    slotOf.set(i, slot);
-    const mine = gen;
-    model.read(i).then(
-      ({ q, k }) => {
-        if (mine !== gen) return;
-        const { seqLen, dk, heads, kvHeads } = model.layers[i];
-        session.reportLayer({ part: i, q, k, seqLen, dk, heads, kvHeads, options: layerOptions(i) }, slot);
-      },
-      (err) => mine === gen && fail(`Layer '${model.layers[i].layer}' could not be read: ${err.message}`),
-    );
+function showNotes(rc, extra = []) {
+  const { model, options } = rc.run;
+  const scaled =
+    model && options.scale === FILE_SCALE
+      ? [
+          `Each layer is scaled as its metadata says: ${model.layers.map((l, i) => `${layerLabel(l.layer)} × ${fileScale(model, i)}`).join(', ')}.`,
+        ]
+      : [];
+  rc.ui.notes.replaceChildren(
+    ...[...(model?.notes ?? []), ...scaled, ...extra].map((t) => h('li', { text: t })),
+  );
+}
+function fail(rc, message, stop = true) {
+  rc.ui.error.hidden = false;
+  rc.ui.error.textContent = message;
+  if (stop) {
+    rc.run.gen += 1;
+    rc.session?.reportCancel();
+    rc.ui.cancel.disabled = true;
+    rc.el.dataset.reportState = 'error';
   }
+}
+function showProgress(rc) {
+  const { el, ui, run } = rc;
+  const { done, total } = run;
+  ui.progress.max = Math.max(1, total);
+  ui.progress.value = done;
+  el.dataset.reportHeadsDone = String(done);
+  el.dataset.reportHeadsTotal = String(total);
+  el.dataset.reportMemory = String(run.peakMemory);
+  const state = el.dataset.reportState;
+  ui.progressText.textContent =
+    state === 'running'
+      ? `Measuring: ${done} of ${total} heads…`
+      : state === 'cancelled'
+        ? `Cancelled after ${done} of ${total} heads.`
+        : state === 'done'
+          ? `${total} heads of ${run.model.layers.length} layers measured in ${((performance.now() - run.startedAt) / 1000).toFixed(2)} s, in ${rc.session?.reportSlots ?? 1} Workers.`
+          : '';
+  ui.summary.textContent = modelSentence(run.reports, run.options, rc.ctx.schema);
+  rc.frame.setSummary(ui.summary.textContent);
+  ui.csv.disabled = run.reports.length === 0;
+}
 
-  function start() {
-    if (!session) {
-      fail('No compute engine to measure with.');
-      return;
-    }
-    gen += 1;
-    session.reportStart();
-    error.hidden = true;
-    reports = [];
-    done = 0;
-    total = model.layers.reduce((a, l) => a + l.heads, 0);
-    queue = model.layers.map((_, i) => i);
-    slotOf.clear();
-    grid.reset(model.layers);
-    grid.paint(statById(stats, statSelect.value));
-    startedAt = performance.now();
-    set('running');
-    cancel.disabled = false;
-    showProgress();
-    for (let round = 0; round < LAYERS_AHEAD; round++)
-      for (let slot = 0; slot < session.reportSlots; slot++) send(slot);
-    if (selected) pick(selected.l, selected.hd);
-  }
-  function finish() {
-    set('done');
-    cancel.disabled = true;
-    showProgress();
-    el.dataset.reportMs = (performance.now() - startedAt).toFixed(1);
-  }
+/** Reads the next layer not yet sent and gives it to Worker `slot`. */
+function send(rc, slot) {
+  const { run } = rc;
+  const i = run.queue.shift();
+  if (i === undefined) return;
+  run.slotOf.set(i, slot);
+  const mine = run.gen;
+  const { model } = run;
+  model.read(i).then(
+    ({ q, k }) => {
+      if (mine !== run.gen) return;
+      const { seqLen, dk, heads, kvHeads } = model.layers[i];
+      rc.session.reportLayer(
+        { part: i, q, k, seqLen, dk, heads, kvHeads, options: layerOptions(run, i) },
+        slot,
+      );
+    },
+    (err) =>
+      mine === run.gen && fail(rc, `Layer '${model.layers[i].layer}' could not be read: ${err.message}`),
+  );
+}
 
-  async function load(files) {
-    gen += 1;
-    session?.reportCancel();
-    set('reading');
-    error.hidden = true;
-    selected = null;
-    detail.hide();
-    progressText.textContent = `Reading ${files.map((f) => f.name).join(', ')}…`;
-    try {
-      model = await openModel(files);
-    } catch (err) {
-      model = null;
-      grid.reset([]);
-      reports = [];
-      summary.textContent = '';
-      fail(err.message);
-      return;
-    }
-    el.dataset.reportFile = model.name;
-    const scales = model.layers.map((_, i) => fileScale(i));
-    whatIf?.offerFileScale(scales.every((x) => x !== null));
-    if (whatIf) options = whatIf.read().options;
-    showNotes();
-    start();
+function start(rc) {
+  const { el, ui, run, session } = rc;
+  if (!session) {
+    fail(rc, 'No compute engine to measure with.');
+    return;
   }
+  run.gen += 1;
+  session.reportStart();
+  ui.error.hidden = true;
+  run.reports = [];
+  run.done = 0;
+  run.total = run.model.layers.reduce((a, l) => a + l.heads, 0);
+  run.queue = run.model.layers.map((_, i) => i);
+  run.slotOf.clear();
+  rc.grid.reset(run.model.layers);
+  rc.grid.paint(statById(rc.stats, ui.statSelect.value));
+  run.startedAt = performance.now();
+  el.dataset.reportState = 'running';
+  ui.cancel.disabled = false;
+  showProgress(rc);
+  for (let round = 0; round < LAYERS_AHEAD; round++)
+    for (let slot = 0; slot < session.reportSlots; slot++) send(rc, slot);
+  if (run.selected) pick(rc, run.selected.l, run.selected.hd);
+}
+function finish(rc) {
+  rc.el.dataset.reportState = 'done';
+  rc.ui.cancel.disabled = true;
+  showProgress(rc);
+  rc.el.dataset.reportMs = (performance.now() - rc.run.startedAt).toFixed(1);
+}
 
-  function pick(l, hd) {
-    if (!model || !session) return;
-    selected = { l, hd };
-    grid.select(l, hd);
-    const layer = model.layers[l];
-    const kvHead = keyHeadFor(hd, layer.heads, layer.kvHeads);
-    el.dataset.reportDetail = 'loading';
-    detail.show(
-      { layerName: layer.layer, head: hd, kvHead, seqLen: layer.seqLen, dk: layer.dk },
-      layerOptions(l),
-    );
-    const mine = gen;
-    model.read(l, { q: hd, k: kvHead }).then(
-      ({ q, k }) => {
-        if (mine !== gen) return;
-        session.reportDetail({
-          q,
-          k,
-          seqLen: layer.seqLen,
-          dk: layer.dk,
-          options: layerOptions(l),
-        });
-      },
-      (err) => fail(`Layer '${layer.layer}' could not be read: ${err.message}`, false),
-    );
+async function load(rc, files) {
+  const { el, ui, run } = rc;
+  run.gen += 1;
+  rc.session?.reportCancel();
+  el.dataset.reportState = 'reading';
+  ui.error.hidden = true;
+  run.selected = null;
+  rc.detail.hide();
+  ui.progressText.textContent = `Reading ${files.map((f) => f.name).join(', ')}…`;
+  try {
+    run.model = await openModel(files);
+  } catch (err) {
+    run.model = null;
+    rc.grid.reset([]);
+    run.reports = [];
+    ui.summary.textContent = '';
+    fail(rc, err.message);
+    return;
   }
+  el.dataset.reportFile = run.model.name;
+  const scales = run.model.layers.map((_, i) => fileScale(run.model, i));
+  run.whatIf?.offerFileScale(scales.every((x) => x !== null));
+  if (run.whatIf) run.options = run.whatIf.read().options;
+  showNotes(rc);
+  start(rc);
+}
 
+/** Fetches a file by URL (same origin, or CORS) and reports it. */
+async function loadUrl(rc, url, what) {
+  rc.el.dataset.reportState = 'reading';
+  rc.ui.progressText.textContent = `Fetching ${what}…`;
+  try {
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`.trim());
+    await load(rc, [{ blob: await res.blob(), name: baseName(url) }]);
+  } catch (err) {
+    fail(rc, `Could not fetch ${what}: ${err.message}`);
+  }
+}
+
+/** One head in full: its q and its key head's k read again and sent to be computed alone. */
+function pick(rc, l, hd) {
+  const { run, session } = rc;
+  const { model } = run;
+  if (!model || !session) return;
+  run.selected = { l, hd };
+  rc.grid.select(l, hd);
+  const layer = model.layers[l];
+  const kvHead = keyHeadFor(hd, layer.heads, layer.kvHeads);
+  rc.el.dataset.reportDetail = 'loading';
+  rc.detail.show(
+    { layerName: layer.layer, head: hd, kvHead, seqLen: layer.seqLen, dk: layer.dk },
+    layerOptions(run, l),
+  );
+  const mine = run.gen;
+  model.read(l, { q: hd, k: kvHead }).then(
+    ({ q, k }) => {
+      if (mine !== run.gen) return;
+      session.reportDetail({
+        q,
+        k,
+        seqLen: layer.seqLen,
+        dk: layer.dk,
+        options: layerOptions(run, l),
+      });
+    },
+    (err) => fail(rc, `Layer '${layer.layer}' could not be read: ${err.message}`, false),
+  );
+}
+
+/** The file picker, the drop zone, the sample, Cancel, the statistic and the CSV. */
+function wireControls(rc) {
+  const { el, ui, run } = rc;
+  const { input, drop } = ui;
   input.addEventListener('change', () => {
     const files = [...input.files].map((f) => ({ blob: f, name: f.name }));
-    if (files.length) load(files);
+    if (files.length) load(rc, files);
   });
   drop.addEventListener('dragover', (e) => {
     e.preventDefault();
@@ -328,54 +317,27 @@ export function mount(el, ctx = {}) {
     e.preventDefault();
     drop.classList.remove('is-over');
     const files = [...(e.dataTransfer?.files ?? [])].map((f) => ({ blob: f, name: f.name }));
-    if (files.length) load(files);
+    if (files.length) load(rc, files);
   });
-  cancel.addEventListener('click', () => {
-    gen += 1;
-    session?.reportCancel();
-    queue = [];
-    set('cancelled');
-    cancel.disabled = true;
-    showProgress();
+  ui.cancel.addEventListener('click', () => {
+    run.gen += 1;
+    rc.session?.reportCancel();
+    run.queue = [];
+    el.dataset.reportState = 'cancelled';
+    ui.cancel.disabled = true;
+    showProgress(rc);
   });
-  statSelect.addEventListener('change', () => {
-    el.dataset.reportStat = statSelect.value;
-    grid.paint(statById(stats, statSelect.value));
+  ui.statSelect.addEventListener('change', () => {
+    el.dataset.reportStat = ui.statSelect.value;
+    rc.grid.paint(statById(rc.stats, ui.statSelect.value));
   });
-  csv.addEventListener('click', () =>
+  ui.csv.addEventListener('click', () =>
     downloadCsv(
-      reportRows([...reports].sort((a, b) => a.layer - b.layer || a.head - b.head)),
+      reportRows([...run.reports].sort((a, b) => a.layer - b.layer || a.head - b.head)),
       'attnscale-report.csv',
     ),
   );
-
-  /** Fetches a file by URL (same origin, or CORS) and reports it. */
-  async function loadUrl(url, what) {
-    set('reading');
-    progressText.textContent = `Fetching ${what}…`;
-    try {
-      const res = await fetch(url);
-      if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`.trim());
-      await load([{ blob: await res.blob(), name: baseName(url) }]);
-    } catch (err) {
-      fail(`Could not fetch ${what}: ${err.message}`);
-    }
-  }
-  sample.addEventListener('click', () =>
-    loadUrl(new URL(SAMPLE_PATH, document.baseURI).href, 'the trained sample'),
+  ui.sample.addEventListener('click', () =>
+    loadUrl(rc, new URL(SAMPLE_PATH, document.baseURI).href, 'the trained sample'),
   );
-  if (el.dataset.src) loadUrl(el.dataset.src, el.dataset.src);
-
-  el.dataset.reportStat = statSelect.value;
-  grid.paint(statById(stats, statSelect.value));
-  ctx.onDrawn?.('report');
-
-  return {
-    redraw: () => detail.redraw(),
-    destroy: () => {
-      gen += 1;
-      session?.close();
-      detail.destroy();
-    },
-  };
 }
