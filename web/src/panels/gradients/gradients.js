@@ -14,9 +14,8 @@ import { PANEL_META } from '../meta.js';
 export const meta = PANEL_META.gradients;
 
 export function mount(el, ctx = {}) {
-  let cfg = null,
-    result = null,
-    sorted = null;
+  // What the exports and the row chart read: the last whole result, its settings and the charts.
+  const state = { cfg: null, result: null, store: null, jac: null, grad: null, rows: null };
   const frame = panelFrame(el, {
     name: 'gradients',
     title: 'Gradient health',
@@ -35,51 +34,7 @@ export function mount(el, ctx = {}) {
       { stat: 'gradNormQ', label: 'RMS ∂L/∂Q' },
       { stat: 'gradNormK', label: 'RMS ∂L/∂K' },
     ],
-    exports: {
-      png: () => [
-        { u: jac.u, title: 'Softmax Jacobian norm per row vs d_k' },
-        { u: grad.u, title: 'RMS gradient to Q and K vs d_k' },
-        { u: rows.u, title: 'Rows of the current setting, sorted' },
-      ],
-      csv: () => {
-        const out = [
-          [
-            'scale',
-            'dk',
-            'jacobianNormMedian',
-            'jacobianNormMean',
-            'saturatedFraction',
-            'gradNormQ',
-            'gradNormK',
-          ],
-        ];
-        for (const [s, p] of store.points())
-          out.push([
-            s,
-            p.dk,
-            p.jacobianNormMedian,
-            p.jacobianNormMean,
-            p.saturatedFraction,
-            p.gradNormQ,
-            p.gradNormK,
-          ]);
-        if (result) {
-          out.push([]);
-          out.push(['row', 'rowJacobianNorm', 'rowEntropy', 'rowMaxWeight']);
-          for (let i = 0; i < result.rowJacobianNorm.length; i++)
-            out.push([i, result.rowJacobianNorm[i], result.rowEntropy[i], result.rowMaxWeight[i]]);
-        }
-        return { rows: out };
-      },
-      gif: () => ({
-        mount,
-        schema: ctx.schema,
-        client: ctx.client,
-        cfg,
-        points: store.points(),
-        gradients: true,
-      }),
-    },
+    exports: gradientExports(state, ctx),
   });
 
   const sweep = createSweepCharts(el, frame, {
@@ -91,21 +46,101 @@ export function mount(el, ctx = {}) {
       'every query row, and a row’s ∂L/∂Q is heavy-tailed (a few sharp rows carry the RMS), so a sample of ' +
       'rows gives neither with an honest error.',
   });
-  const { store } = sweep;
+  state.store = sweep.store;
+  Object.assign(state, buildSweepViews(frame, sweep));
+  subTitle(frame, 'Every row of the current setting, sorted by its Jacobian norm');
+  state.rows = buildRowsChart(frame, state);
+
+  return {
+    // The forward alone holds no gradient norms: the panel keeps the last whole result until the
+    // backward's (data-backward says which it shows).
+    update() {
+      el.dataset.backward = 'pending';
+    },
+    updateGradients(r, c) {
+      el.dataset.backward = 'done';
+      state.result = r;
+      state.cfg = c;
+      frame.setStats(r);
+      showGradients(frame, state.rows, r, c, ctx);
+      sweep.setCurrent(r, c);
+    },
+    sweepReset: sweep.sweepReset,
+    sweepPoints: sweep.sweepPoints,
+    sweepDone: sweep.sweepDone,
+    sweepFailed: sweep.failed,
+    reveal: sweep.reveal,
+    redraw: () => {
+      sweep.redraw();
+      state.rows.redraw();
+    },
+    destroy: () => {
+      sweep.destroy();
+      state.rows.destroy();
+    },
+  };
+}
+
+// PNG of the three charts, CSV of the sweep points and of the current setting's rows, and the GIF's
+// off-screen re-mount of this panel.
+function gradientExports(state, ctx) {
+  return {
+    png: () => [
+      { u: state.jac.u, title: 'Softmax Jacobian norm per row vs d_k' },
+      { u: state.grad.u, title: 'RMS gradient to Q and K vs d_k' },
+      { u: state.rows.u, title: 'Rows of the current setting, sorted' },
+    ],
+    csv: () => ({ rows: csvRows(state.store.points(), state.result) }),
+    gif: () => ({
+      mount,
+      schema: ctx.schema,
+      client: ctx.client,
+      cfg: state.cfg,
+      points: state.store.points(),
+      gradients: true,
+    }),
+  };
+}
+
+function csvRows(points, result) {
+  const out = [
+    ['scale', 'dk', 'jacobianNormMedian', 'jacobianNormMean', 'saturatedFraction', 'gradNormQ', 'gradNormK'],
+  ];
+  for (const [s, p] of points)
+    out.push([
+      s,
+      p.dk,
+      p.jacobianNormMedian,
+      p.jacobianNormMean,
+      p.saturatedFraction,
+      p.gradNormQ,
+      p.gradNormK,
+    ]);
+  if (result) {
+    out.push([]);
+    out.push(['row', 'rowJacobianNorm', 'rowEntropy', 'rowMaxWeight']);
+    for (let i = 0; i < result.rowJacobianNorm.length; i++)
+      out.push([i, result.rowJacobianNorm[i], result.rowEntropy[i], result.rowMaxWeight[i]]);
+  }
+  return out;
+}
+
+function subTitle(frame, title) {
+  const d = document.createElement('h4');
+  d.className = 'subchart';
+  d.textContent = title;
+  frame.body.append(d);
+}
+
+// The two sweep charts against d_k, each with its subtitle: the Jacobian norm, and the gradient to Q and K.
+function buildSweepViews(frame, sweep) {
   const logLog = () => ({ x: { time: false, distr: 3, log: 2 }, y: { distr: 3, log: 10 } });
   // Solid with points, and dashed: two measures per scaling on one chart.
   const pair = (a, b) => [
     { ...a, positive: true, width: 2, points: true },
     { ...b, positive: true, width: 1.5, dash: [7, 4] },
   ];
-
-  const sub = (title) => {
-    const d = document.createElement('h4');
-    d.className = 'subchart';
-    d.textContent = title;
-    frame.body.append(d);
-  };
-  sub('Softmax Jacobian norm per row vs d_k (median solid, mean dashed)');
+  subTitle(frame, 'Softmax Jacobian norm per row vs d_k (median solid, mean dashed)');
   const jac = sweep.chart(frame.body, {
     label: 'Median and mean softmax Jacobian norm per row against d_k for three scalings',
     aspect: 0.45,
@@ -117,7 +152,7 @@ export function mount(el, ctx = {}) {
     ),
     marker: { field: 'jacobianNormMedian' },
   });
-  sub('RMS gradient reaching Q (solid) and K (dashed) vs d_k');
+  subTitle(frame, 'RMS gradient reaching Q (solid) and K (dashed) vs d_k');
   const grad = sweep.chart(frame.body, {
     label: 'Root-mean-square gradient to Q and to K against d_k for three scalings',
     aspect: 0.45,
@@ -126,8 +161,13 @@ export function mount(el, ctx = {}) {
     layers: pair({ name: 'dL/dQ', value: (p) => p.gradNormQ }, { name: 'dL/dK', value: (p) => p.gradNormK }),
     marker: { field: 'gradNormQ' },
   });
-  sub('Every row of the current setting, sorted by its Jacobian norm');
-  const rows = createChart(frame.body, {
+  return { jac, grad };
+}
+
+// Every query row of the current setting as a step, sorted, with the mean (dashed) and median lines.
+function buildRowsChart(frame, state) {
+  const rowColor = (u) => u.pal[state.cfg ? scaleColorKey(state.cfg.scale) : 'sqrt'];
+  return createChart(frame.body, {
     label: 'Jacobian norm of every query row of the current setting, sorted, with mean and median',
     aspect: 0.4,
     makeOpts: () => ({
@@ -147,8 +187,8 @@ export function mount(el, ctx = {}) {
         {},
         {
           label: 'row',
-          stroke: (u) => u.pal[cfg ? scaleColorKey(cfg.scale) : 'sqrt'],
-          fill: (u) => alpha(u.pal[cfg ? scaleColorKey(cfg.scale) : 'sqrt'], 0.2),
+          stroke: rowColor,
+          fill: (u) => alpha(rowColor(u), 0.2),
           width: 2,
           paths: uPlot.paths.stepped({ align: 1 }),
           points: { show: false },
@@ -164,99 +204,78 @@ export function mount(el, ctx = {}) {
       [null, null],
     ],
     onDraw: (u) => {
-      if (!result) return;
-      const { ctx: c, bbox } = u;
-      if (!Number.isFinite(result.jacobianNormMean)) {
-        c.save();
-        c.fillStyle = u.pal.muted;
-        c.font = `${12 * devicePixelRatio}px system-ui, sans-serif`;
-        c.textAlign = 'center';
-        c.textBaseline = 'middle';
-        c.fillText(
-          'NaN or infinite weights: no Jacobian to show',
-          bbox.left + bbox.width / 2,
-          bbox.top + bbox.height / 2,
-        );
-        c.restore();
-        return;
-      }
-      c.save();
-      c.fillStyle = u.pal.fg;
-      c.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
-      c.textBaseline = 'bottom';
-      const yMean = u.valToPos(result.jacobianNormMean, 'y', true);
-      const yMed = u.valToPos(result.jacobianNormMedian, 'y', true);
-      // Labels at the left end, clear of the axis: mean above its line, median below its own.
-      const x = bbox.left + 8 * devicePixelRatio;
-      c.textAlign = 'left';
-      const above = yMean <= yMed;
-      c.textBaseline = above ? 'bottom' : 'top';
-      c.fillText(
-        `mean ${fmt(result.jacobianNormMean, 3)}`,
-        x,
-        above
-          ? Math.max(bbox.top + 14 * devicePixelRatio, yMean - 3 * devicePixelRatio)
-          : yMean + 3 * devicePixelRatio,
-      );
-      c.textBaseline = above ? 'top' : 'bottom';
-      c.fillText(
-        `median ${fmt(result.jacobianNormMedian, 3)}`,
-        x,
-        above
-          ? Math.min(bbox.top + bbox.height - 14 * devicePixelRatio, yMed + 3 * devicePixelRatio)
-          : yMed - 3 * devicePixelRatio,
-      );
-      c.restore();
+      if (state.result) drawRowLabels(u, state.result);
     },
   });
+}
 
-  return {
-    // The forward alone holds no gradient norms: the panel keeps the last whole result until the
-    // backward's (data-backward says which it shows).
-    update() {
-      el.dataset.backward = 'pending';
-    },
-    updateGradients(r, c) {
-      el.dataset.backward = 'done';
-      result = r;
-      cfg = c;
-      frame.setStats(r);
-      const T = r.rowJacobianNorm.length;
-      sorted = Float64Array.from(r.rowJacobianNorm, (v) => (Number.isFinite(v) ? v : 0)).sort();
-      const xs = Array.from({ length: T + 1 }, (_, i) => i / T);
-      const ys = [...sorted, sorted[T - 1] ?? 0];
-      rows.setData([xs, ys, xs.map(() => r.jacobianNormMean), xs.map(() => r.jacobianNormMedian)]);
-      const below = sorted.filter((v) => v < r.jacobianNormMean).length;
-      if (!Number.isFinite(r.jacobianNormMean)) {
-        frame.caption.textContent =
-          'Current setting: the weights contain NaN or infinite values, so the Jacobian norms are undefined (non-finite rows are drawn as 0; see the precision panel).';
-        frame.setSummary(
-          `Gradient health at d_k = ${c.dk}: the weights contain NaN or infinite values, so the Jacobian norms are undefined.`,
-        );
-        sweep.setCurrent(r, c);
-        return;
-      }
-      frame.setSummary(
-        `Gradient health at d_k = ${c.dk}, scaling ${scaleLabel(c.scale, ctx.schema)}: softmax Jacobian norm ${fmt(r.jacobianNormMedian, 3)} for the median row, ` +
-          `${fmt(r.jacobianNormMean, 3)} on average; ${fmt(100 * r.saturatedFraction, 3)}% of rows saturated; RMS gradient to Q ${fmt(r.gradNormQ, 3)}, to K ${fmt(r.gradNormK, 3)}.`,
-      );
-      frame.caption.textContent =
-        `Current setting: ${below} of ${T} rows (${fmt((100 * below) / T, 3)}%) have a Jacobian norm below the mean ${fmt(r.jacobianNormMean, 3)}; ` +
-        `the median row has ${fmt(r.jacobianNormMedian, 3)}. ${fmt(100 * r.saturatedFraction, 3)}% of rows are saturated.`;
-      sweep.setCurrent(r, c);
-    },
-    sweepReset: sweep.sweepReset,
-    sweepPoints: sweep.sweepPoints,
-    sweepDone: sweep.sweepDone,
-    sweepFailed: sweep.failed,
-    reveal: sweep.reveal,
-    redraw: () => {
-      sweep.redraw();
-      rows.redraw();
-    },
-    destroy: () => {
-      sweep.destroy();
-      rows.destroy();
-    },
-  };
+// The mean and median written beside their lines, or a note when the weights hold NaN or infinities.
+function drawRowLabels(u, result) {
+  const { ctx: c, bbox } = u;
+  if (!Number.isFinite(result.jacobianNormMean)) {
+    c.save();
+    c.fillStyle = u.pal.muted;
+    c.font = `${12 * devicePixelRatio}px system-ui, sans-serif`;
+    c.textAlign = 'center';
+    c.textBaseline = 'middle';
+    c.fillText(
+      'NaN or infinite weights: no Jacobian to show',
+      bbox.left + bbox.width / 2,
+      bbox.top + bbox.height / 2,
+    );
+    c.restore();
+    return;
+  }
+  c.save();
+  c.fillStyle = u.pal.fg;
+  c.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
+  c.textBaseline = 'bottom';
+  const yMean = u.valToPos(result.jacobianNormMean, 'y', true);
+  const yMed = u.valToPos(result.jacobianNormMedian, 'y', true);
+  // Labels at the left end, clear of the axis: mean above its line, median below its own.
+  const x = bbox.left + 8 * devicePixelRatio;
+  c.textAlign = 'left';
+  const above = yMean <= yMed;
+  c.textBaseline = above ? 'bottom' : 'top';
+  c.fillText(
+    `mean ${fmt(result.jacobianNormMean, 3)}`,
+    x,
+    above
+      ? Math.max(bbox.top + 14 * devicePixelRatio, yMean - 3 * devicePixelRatio)
+      : yMean + 3 * devicePixelRatio,
+  );
+  c.textBaseline = above ? 'top' : 'bottom';
+  c.fillText(
+    `median ${fmt(result.jacobianNormMedian, 3)}`,
+    x,
+    above
+      ? Math.min(bbox.top + bbox.height - 14 * devicePixelRatio, yMed + 3 * devicePixelRatio)
+      : yMed - 3 * devicePixelRatio,
+  );
+  c.restore();
+}
+
+// The sorted rows into their chart, and the summary and caption that say how many rows sit below the mean.
+function showGradients(frame, rowsChart, r, c, ctx) {
+  const T = r.rowJacobianNorm.length;
+  const sorted = Float64Array.from(r.rowJacobianNorm, (v) => (Number.isFinite(v) ? v : 0)).sort();
+  const xs = Array.from({ length: T + 1 }, (_, i) => i / T);
+  const ys = [...sorted, sorted[T - 1] ?? 0];
+  rowsChart.setData([xs, ys, xs.map(() => r.jacobianNormMean), xs.map(() => r.jacobianNormMedian)]);
+  const below = sorted.filter((v) => v < r.jacobianNormMean).length;
+  if (!Number.isFinite(r.jacobianNormMean)) {
+    frame.caption.textContent =
+      'Current setting: the weights contain NaN or infinite values, so the Jacobian norms are undefined (non-finite rows are drawn as 0; see the precision panel).';
+    frame.setSummary(
+      `Gradient health at d_k = ${c.dk}: the weights contain NaN or infinite values, so the Jacobian norms are undefined.`,
+    );
+    return;
+  }
+  frame.setSummary(
+    `Gradient health at d_k = ${c.dk}, scaling ${scaleLabel(c.scale, ctx.schema)}: softmax Jacobian norm ${fmt(r.jacobianNormMedian, 3)} for the median row, ` +
+      `${fmt(r.jacobianNormMean, 3)} on average; ${fmt(100 * r.saturatedFraction, 3)}% of rows saturated; RMS gradient to Q ${fmt(r.gradNormQ, 3)}, to K ${fmt(r.gradNormK, 3)}.`,
+  );
+  frame.caption.textContent =
+    `Current setting: ${below} of ${T} rows (${fmt((100 * below) / T, 3)}%) have a Jacobian norm below the mean ${fmt(r.jacobianNormMean, 3)}; ` +
+    `the median row has ${fmt(r.jacobianNormMedian, 3)}. ${fmt(100 * r.saturatedFraction, 3)}% of rows are saturated.`;
 }
