@@ -23,9 +23,8 @@ const diffText = (v) => (typeof v === 'number' && Number.isNaN(v) ? 'n/a (two-pa
 export const meta = PANEL_META.precision;
 
 export function mount(el, ctx = {}) {
-  let result = null,
-    cfg = null;
-  let variantPoints = [];
+  // The current setting's result, its settings, and the reference variants' results as they arrive.
+  const state = { result: null, cfg: null, variantPoints: [] };
   const frame = panelFrame(el, {
     name: 'precision',
     title: 'Precision: where values stop being finite',
@@ -48,33 +47,68 @@ export function mount(el, ctx = {}) {
     ],
     exports: {
       png: () => [{ u: chart.u }],
-      csv: () => {
-        const rows = [
-          [
-            'variant',
-            ...STAGES.map((s) => `nonFinite_${s}`),
-            'firstNonFiniteStage',
-            'onlineMaxAbsDiff',
-            'entropy',
-          ],
-        ];
-        const all = [[SERIES[0].label, result], ...VARIANTS.map((v, i) => [v.label, variantPoints[i]])];
-        for (const [label, p] of all)
-          if (p)
-            rows.push([
-              label,
-              ...STAGES.map((s) => p.nonFinite?.[s]),
-              p.firstNonFiniteStage ?? 'none',
-              p.onlineMaxAbsDiff,
-              p.entropy,
-            ]);
-        return { rows };
-      },
-      gif: () => ({ mount, schema: ctx.schema, client: ctx.client, cfg, variants: meta.variants }),
+      csv: () => ({ rows: csvRows(state) }),
+      gif: () => ({ mount, schema: ctx.schema, client: ctx.client, cfg: state.cfg, variants: meta.variants }),
     },
   });
 
-  const xs = Array.from({ length: STAGES.length * GROUP }, (_, i) => i);
+  const chart = buildStageChart(frame, state, ctx);
+  const table = h('table', { class: 'variants' });
+  frame.body.append(table);
+  const draw = () => {
+    const sources = [state.result, ...VARIANTS.map((_, i) => state.variantPoints[i])];
+    chart.setData(stageColumns(sources));
+    renderVariantsTable(table, sources);
+  };
+
+  return {
+    update(r, c) {
+      state.result = r;
+      state.cfg = c;
+      frame.setStats(r);
+      describeCurrent(frame, r, c);
+      draw();
+    },
+    variantsReset() {
+      state.variantPoints = [];
+      el.classList.add('is-stale');
+      draw();
+    },
+    variantPoint(i, p) {
+      state.variantPoints[i] = p;
+      el.classList.remove('is-stale');
+      draw();
+    },
+    variantsDone() {
+      el.classList.remove('is-stale');
+    },
+    redraw: () => chart.redraw(),
+    destroy: () => chart.destroy(),
+  };
+}
+
+// One CSV row per softmax that has a result: its non-finite counts per stage and how it broke.
+function csvRows({ result, variantPoints }) {
+  const rows = [
+    ['variant', ...STAGES.map((s) => `nonFinite_${s}`), 'firstNonFiniteStage', 'onlineMaxAbsDiff', 'entropy'],
+  ];
+  const all = [[SERIES[0].label, result], ...VARIANTS.map((v, i) => [v.label, variantPoints[i]])];
+  for (const [label, p] of all)
+    if (p)
+      rows.push([
+        label,
+        ...STAGES.map((s) => p.nonFinite?.[s]),
+        p.firstNonFiniteStage ?? 'none',
+        p.onlineMaxAbsDiff,
+        p.entropy,
+      ]);
+  return rows;
+}
+
+const XS = Array.from({ length: STAGES.length * GROUP }, (_, i) => i);
+
+// Grouped bars: one group per stage, one bar per softmax (the current setting first).
+function buildStageChart(frame, state, ctx) {
   const series = [{}];
   for (const [k, s] of SERIES.entries()) {
     series.push({
@@ -87,7 +121,7 @@ export function mount(el, ctx = {}) {
       _slot: k,
     });
   }
-  const chart = createChart(frame.body, {
+  return createChart(frame.body, {
     label:
       'Bar chart of non-finite value counts per attention stage, for the current setting and three softmax variants',
     aspect: 0.45,
@@ -112,111 +146,93 @@ export function mount(el, ctx = {}) {
       ],
       series,
     }),
-    data: [xs, ...SERIES.map(() => xs.map(() => null))],
+    data: [XS, ...SERIES.map(() => XS.map(() => null))],
     onDraw: (u) => {
-      if (!result) return;
-      const all = [result, ...variantPoints].filter(Boolean);
-      if (all.every((p) => STAGES.every((st) => !p.nonFinite?.[st]))) {
-        // Nothing to plot is itself the finding: say it inside the plot.
-        const { ctx: c, bbox } = u;
-        c.save();
-        c.fillStyle = u.pal.muted;
-        const text = `No NaN or infinite value at any stage (${all.length} of ${SERIES.length} computed)`;
-        let px = 13;
-        c.font = `${px * devicePixelRatio}px system-ui, sans-serif`;
-        const w = c.measureText(text).width;
-        if (w > bbox.width * 0.94) {
-          px = Math.max(8, (px * bbox.width * 0.94) / w);
-          c.font = `${px * devicePixelRatio}px system-ui, sans-serif`;
-        }
-        c.textAlign = 'center';
-        c.textBaseline = 'middle';
-        c.fillText(text, bbox.left + bbox.width / 2, bbox.top + bbox.height / 2);
-        c.restore();
-      }
+      if (!state.result) return;
+      const all = [state.result, ...state.variantPoints].filter(Boolean);
+      if (all.every((p) => STAGES.every((st) => !p.nonFinite?.[st]))) drawAllFinite(u, all.length);
       ctx.onDrawn?.('precision');
     },
   });
+}
 
-  const table = h('table', { class: 'variants' });
-  frame.body.append(table);
+// Nothing to plot is itself the finding: say it inside the plot.
+function drawAllFinite(u, computed) {
+  const { ctx: c, bbox } = u;
+  c.save();
+  c.fillStyle = u.pal.muted;
+  const text = `No NaN or infinite value at any stage (${computed} of ${SERIES.length} computed)`;
+  let px = 13;
+  c.font = `${px * devicePixelRatio}px system-ui, sans-serif`;
+  const w = c.measureText(text).width;
+  if (w > bbox.width * 0.94) {
+    px = Math.max(8, (px * bbox.width * 0.94) / w);
+    c.font = `${px * devicePixelRatio}px system-ui, sans-serif`;
+  }
+  c.textAlign = 'center';
+  c.textBaseline = 'middle';
+  c.fillText(text, bbox.left + bbox.width / 2, bbox.top + bbox.height / 2);
+  c.restore();
+}
 
-  function draw() {
-    const data = [xs];
-    const sources = [result, ...VARIANTS.map((_, i) => variantPoints[i])];
-    SERIES.forEach((s, k) => {
-      const col = xs.map(() => null);
-      const p = sources[k];
-      if (p)
-        STAGES.forEach((st, i) => {
-          col[i * GROUP + k] = p.nonFinite?.[st] ?? 0;
-        });
-      data.push(col);
-    });
-    chart.setData(data);
-    table.replaceChildren(
-      h('caption', { text: 'Same Q, K, V and precision; only the softmax changes.' }),
+// The chart's data: each softmax's counts in its own slot of every stage's group.
+function stageColumns(sources) {
+  const data = [XS];
+  SERIES.forEach((s, k) => {
+    const col = XS.map(() => null);
+    const p = sources[k];
+    if (p)
+      STAGES.forEach((st, i) => {
+        col[i * GROUP + k] = p.nonFinite?.[st] ?? 0;
+      });
+    data.push(col);
+  });
+  return data;
+}
+
+function renderVariantsTable(table, sources) {
+  table.replaceChildren(
+    h('caption', { text: 'Same Q, K, V and precision; only the softmax changes.' }),
+    h(
+      'thead',
+      {},
       h(
-        'thead',
+        'tr',
         {},
-        h(
+        h('th', { scope: 'col', text: 'softmax' }),
+        h('th', { scope: 'col', text: 'first stage to break' }),
+        h('th', { scope: 'col', text: 'non-finite weights' }),
+        h('th', { scope: 'col', text: 'online vs two-pass max |Δ|' }),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      ...SERIES.map((s, k) => {
+        const p = sources[k];
+        return h(
           'tr',
           {},
-          h('th', { scope: 'col', text: 'softmax' }),
-          h('th', { scope: 'col', text: 'first stage to break' }),
-          h('th', { scope: 'col', text: 'non-finite weights' }),
-          h('th', { scope: 'col', text: 'online vs two-pass max |Δ|' }),
-        ),
-      ),
-      h(
-        'tbody',
-        {},
-        ...SERIES.map((s, k) => {
-          const p = sources[k];
-          return h(
-            'tr',
-            {},
-            h('th', { scope: 'row', text: s.label }),
-            h('td', { text: p ? (p.firstNonFiniteStage ?? 'none') : '…' }),
-            h('td', { text: p ? fmt(p.nonFinite?.weights) : '…' }),
-            h('td', { text: p ? diffText(p.onlineMaxAbsDiff) : '…' }),
-          );
-        }),
-      ),
-    );
-  }
+          h('th', { scope: 'row', text: s.label }),
+          h('td', { text: p ? (p.firstNonFiniteStage ?? 'none') : '…' }),
+          h('td', { text: p ? fmt(p.nonFinite?.weights) : '…' }),
+          h('td', { text: p ? diffText(p.onlineMaxAbsDiff) : '…' }),
+        );
+      }),
+    ),
+  );
+}
 
-  return {
-    update(r, c) {
-      result = r;
-      cfg = c;
-      frame.setStats(r);
-      const lf = r.largestFinite;
-      frame.caption.textContent =
-        `${c.precision}: largest finite value ${fmt(lf, 4)}, so exp(x) overflows for x above ln(max) ≈ ${fmt(Math.log(lf), 4)}. ` +
-        (r.firstNonFiniteStage
-          ? `In the current setting the first non-finite values appear at the ${r.firstNonFiniteStage} stage.`
-          : 'In the current setting every value stays finite.');
-      frame.setSummary(
-        `${c.precision}, ${c.subtractMax ? 'max subtracted' : 'no max subtraction'}, ${c.softmax} softmax: non-finite values ` +
-          `${STAGES.map((s) => `${s} ${fmt(r.nonFinite?.[s] ?? 0)}`).join(', ')}; ${r.firstNonFiniteStage ? `first broken stage: ${r.firstNonFiniteStage}.` : 'every value stays finite.'}`,
-      );
-      draw();
-    },
-    variantsReset() {
-      variantPoints = [];
-      el.classList.add('is-stale');
-      draw();
-    },
-    variantPoint(i, p) {
-      variantPoints[i] = p;
-      el.classList.remove('is-stale');
-      draw();
-    },
-    variantsDone() {
-      el.classList.remove('is-stale');
-    },
-    redraw: () => chart.redraw(),
-    destroy: () => chart.destroy(),
-  };
+// Caption and summary: where exp overflows in this precision, and the first stage that broke.
+function describeCurrent(frame, r, c) {
+  const lf = r.largestFinite;
+  frame.caption.textContent =
+    `${c.precision}: largest finite value ${fmt(lf, 4)}, so exp(x) overflows for x above ln(max) ≈ ${fmt(Math.log(lf), 4)}. ` +
+    (r.firstNonFiniteStage
+      ? `In the current setting the first non-finite values appear at the ${r.firstNonFiniteStage} stage.`
+      : 'In the current setting every value stays finite.');
+  frame.setSummary(
+    `${c.precision}, ${c.subtractMax ? 'max subtracted' : 'no max subtraction'}, ${c.softmax} softmax: non-finite values ` +
+      `${STAGES.map((s) => `${s} ${fmt(r.nonFinite?.[s] ?? 0)}`).join(', ')}; ${r.firstNonFiniteStage ? `first broken stage: ${r.firstNonFiniteStage}.` : 'every value stays finite.'}`,
+  );
 }
