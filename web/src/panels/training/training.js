@@ -16,12 +16,11 @@
 // (the `urlState` of the API below: the app reads and writes them with the page's fields).
 // Every number drawn is a metric the engine measured on that step's batch, before the update.
 // The parts: controls.js (what the reader sets), charts.js, heat.js and table.js (what is drawn),
-// run-data.js (the run as received); this file runs the loop between them and the Worker.
+// run-data.js (the run as received), loop.js (the loop between them and the Worker); this file
+// holds the panel's state and turns the settings and the page's fields into the trainer's config.
 import { panelFrame } from '../../charts/panel-frame.js';
-import { download, h, uniquePrefix } from '../../ui/dom.js';
-import { fmt } from '../../ui/format.js';
+import { h, uniquePrefix } from '../../ui/dom.js';
 import {
-  STEP_BUTTON_STEPS,
   copiesField,
   copyNames,
   defaultSettings,
@@ -30,7 +29,6 @@ import {
   trainerKey,
   copiesOf,
   describeRun,
-  summarize,
   settingsFromQuery,
   settingsToQuery,
 } from '../../state/train-state.js';
@@ -40,411 +38,252 @@ import { createTrainingControls, fromPageText } from './controls.js';
 import { createTrainingCharts, legendFor } from './charts.js';
 import { createTrainingHeat } from './heat.js';
 import { createTrainingTable } from './table.js';
-import { newRun, appendSteps, csvRows, pageFieldsOf } from './run-data.js';
+import { csvRows, pageFieldsOf } from './run-data.js';
 import { createPacing } from './pacing.js';
+import {
+  downloadQk,
+  draw,
+  newGeneration,
+  pause,
+  play,
+  pump,
+  reset,
+  showCopies,
+  stepOnce,
+  stepsDone,
+  updateButtons,
+} from './loop.js';
 
 export const meta = PANEL_META.training;
 
-const DRAW_EVERY_MS = 120; // chart redraws while playing
-const SUMMARY_EVERY_MS = 1000;
-const ATTENTION_EVERY_MS = 400; // heatmaps refresh at most this often while playing
-
 export function mount(el, ctx = {}) {
-  const { client } = ctx; // the app's engine client: this panel never starts Workers of its own
+  const panel = newPanel(el, ctx);
   const idp = uniquePrefix('tr');
-  let schema = ctx.trainSchema ?? null;
-  let settings = null;
-  let pageCfg = null; // the page fields the trainer uses
-  let derived = null; // { cfg, notes } from pageCfg + settings
-  let inputNotes = [];
-
-  // --- the run (main-thread copy of everything the Worker measured) ---
-  let run = null; // run-data.js: { cfg, steps, copies, draw, reached, reachState }
-  let gen = 0; // bumped by every reset / new trainer; answers of older generations are dropped
-  let live = null; // key of the trainer config in the Worker
-  let inflight = 0; // id of the step request in the Worker (0: none)
-  let playing = false;
-  let stepsWanted = 0; // Step button: steps still to run
-  let limit = Infinity; // Play pauses at this step
-  let lastAttentionAt = 0,
-    chunkHadAttention = false;
-  let heat = null; // { T, maps: { copy: Float32Array }, step }
-  const pacing = createPacing();
-  let lastDraw = 0,
-    lastSummary = 0,
-    drawQueued = false;
-  let session = null;
-  let pausedNote = null; // the status to show once the last chunk is in: (step) => text
-  let failedGen = -1;
-
-  const frame = panelFrame(el, {
+  panel.frame = panelFrame(el, {
     name: 'training',
     title: 'Training side by side',
     description:
       'One attention layer learns to look up a value by its key. The copies differ only in the logit scale: same start, same batches, measured every step.',
     legend: [], // the copies' (showCopies), once the training schema is known
-    exports: {
-      png: () => [
-        ...(lines?.charts ?? []).map((c) => ({ u: c.chart.u, title: c.title })),
-        ...heatmaps.charts.map((c) => ({
-          u: c.chart.u,
-          title: `Attention of the fixed example: ${c.label}`,
-        })),
-      ],
-      legend: () => {
-        const cfg = (run ?? derived)?.cfg;
-        return legendFor(cfg ? copiesOf(cfg, schema) : copiesField(schema).default, cfg?.scale, schema);
-      },
-      csv: () => ({ rows: csvRows(run, schema, ctx.schema) }),
+    exports: exportsOf(panel),
+  });
+  panel.controls = createTrainingControls(panel.frame.body, idp, {
+    playOrPause: () => (panel.playing ? pause(panel) : play(panel)),
+    step: () => stepOnce(panel),
+    reset: () => reset(panel),
+    // none offline (size)
+    downloadQk: import.meta.env.MODE === 'offline' ? null : () => downloadQk(panel),
+    preset: (p) => applyPreset(panel, p),
+    copies: (name) => changeCopies(panel, name),
+    setting: (name, value) => changeSetting(panel, name, value),
+  });
+  panel.grid = h('div', { class: 'train-charts' });
+  panel.frame.body.append(panel.frame.legendEl, panel.grid); // the key to the colours, above the charts it explains
+  panel.heatmaps = createTrainingHeat(panel.frame.body, el, panel.T);
+  panel.table = createTrainingTable(panel.frame.body, idp);
+
+  if (panel.schema) init(panel, panel.schema);
+  else ctx.client.ready.then((r) => init(panel, r.trainSchema)).catch(() => {});
+  return panelApi(panel);
+}
+
+/** The panel's one state object, read and written by this file's functions and by loop.js. */
+function newPanel(el, ctx) {
+  const panel = {
+    el,
+    ctx, // ctx.client: the app's engine client (this panel never starts Workers of its own)
+    schema: ctx.trainSchema ?? null,
+    settings: null,
+    pageCfg: null, // the page fields the trainer uses
+    derived: null, // { cfg, notes } from pageCfg + settings
+    inputNotes: [],
+    // --- the run (main-thread copy of everything the Worker measured) ---
+    run: null, // run-data.js: { cfg, steps, copies, draw, reached, reachState }
+    gen: 0, // bumped by every reset / new trainer; answers of older generations are dropped
+    live: null, // key of the trainer config in the Worker
+    inflight: 0, // id of the step request in the Worker (0: none)
+    playing: false,
+    stepsWanted: 0, // Step button: steps still to run
+    limit: Infinity, // Play pauses at this step
+    lastAttentionAt: 0,
+    chunkHadAttention: false,
+    heat: null, // { T, maps: { copy: Float32Array }, step }
+    pacing: createPacing(),
+    lastDraw: 0,
+    lastSummary: 0,
+    drawQueued: false,
+    session: null,
+    pausedNote: null, // the status to show once the last chunk is in: (step) => text
+    failedGen: -1,
+    // --- what is drawn, made by mount (lines by init, a series per copy the training schema offers) ---
+    frame: null,
+    controls: null,
+    grid: null,
+    lines: null,
+    heatmaps: null,
+    table: null,
+  };
+  panel.T = () => panel.run?.cfg.seqLen ?? panel.derived?.cfg.seqLen ?? 32;
+  return panel;
+}
+
+/** What the frame's PNG, legend and CSV buttons export. */
+function exportsOf(panel) {
+  return {
+    png: () => [
+      ...(panel.lines?.charts ?? []).map((c) => ({ u: c.chart.u, title: c.title })),
+      ...panel.heatmaps.charts.map((c) => ({
+        u: c.chart.u,
+        title: `Attention of the fixed example: ${c.label}`,
+      })),
+    ],
+    legend: () => {
+      const cfg = (panel.run ?? panel.derived)?.cfg;
+      const { schema } = panel;
+      return legendFor(cfg ? copiesOf(cfg, schema) : copiesField(schema).default, cfg?.scale, schema);
     },
-  });
+    csv: () => ({ rows: csvRows(panel.run, panel.schema, panel.ctx.schema) }),
+  };
+}
 
-  const controls = createTrainingControls(frame.body, idp, {
-    playOrPause: () => (playing ? pause() : play()),
-    step: () => stepOnce(),
-    reset: () => reset(),
-    downloadQk: import.meta.env.MODE === 'offline' ? null : () => downloadQk(), // none offline (size)
-    preset: (p) => applyPreset(p),
-    copies: (name) => changeCopies(name),
-    setting: (name, value) => changeSetting(name, value),
-  });
-  const setStatus = (text) => controls.setStatus(text);
-  const grid = h('div', { class: 'train-charts' });
-  frame.body.append(frame.legendEl, grid); // the key to the colours, above the charts it explains
-  const T = () => run?.cfg.seqLen ?? derived?.cfg.seqLen ?? 32;
-  let lines = null; // the line charts: a series per copy the training schema offers (init)
-  const heatmaps = createTrainingHeat(frame.body, el, T);
-  const table = createTrainingTable(frame.body, idp);
+function init(panel, s) {
+  const { controls } = panel;
+  panel.lines = createTrainingCharts(panel.grid, panel.T, Array.isArray(s) ? copyNames(s) : []);
+  if (!Array.isArray(s)) {
+    controls.setStatus('Training is not available: the engine did not report its training schema.');
+    controls.playBtn.disabled = true;
+    controls.stepBtn.disabled = true;
+    return;
+  }
+  panel.schema = s;
+  panel.settings = defaultSettings(s);
+  controls.buildSettings(s);
+  controls.showSettings(panel.settings);
+  showCopies(panel, copiesField(s).default);
+  readPage(panel, panel.ctx.config);
+  derive(panel);
+  updateButtons(panel);
+  draw(panel, true);
+}
 
-  /** Rebuilds what depends on the copies trained: heatmaps, table rows, legend. */
-  function showCopies(copies, scale) {
-    heatmaps.build(copies, scale, schema);
-    table.build(copies, scale, schema);
-    frame.setLegend(legendFor(copies, scale, schema));
-  }
-
-  // --- derived config ---
-  function derive() {
-    if (!schema || !settings || !pageCfg) return;
-    derived = trainerConfig(pageCfg, settings, schema);
-    const c = derived.cfg;
-    if (!run) showCopies(copiesOf(c, schema), c.scale);
-    controls.setFromPage(fromPageText(c, schema));
-    renderNotes();
-    if (live !== null && live !== trainerKey(c)) {
-      // The curves on screen belong to another config: start over (keep playing if playing).
-      newGeneration();
-      live = null;
-      setStatus(`Settings changed (${describeRun(c, ctx.schema)}): the run starts again from step 0.`);
-      pump();
-    }
-  }
-  function renderNotes() {
-    const fitT =
-      pageCfg && derived && derived.cfg.seqLen !== pageCfg.seqLen && ctx.setConfig
-        ? () => ctx.setConfig({ seqLen: 32 })
-        : null;
-    controls.showNotes(derived?.notes ?? [], inputNotes, fitT);
-  }
-  /** New settings (a control, a preset or the URL); `fromUrl` applies them without writing the URL back. */
-  function applySettings(next, { fromUrl = false } = {}) {
-    const same = (a, b) => (Array.isArray(a) ? a.join() === b?.join?.() : a === b);
-    const stopOnly = Object.keys(next).every((k) => k === 'stopAt' || same(next[k], settings[k]));
-    settings = { ...settings, ...next };
-    controls.showSettings(settings);
-    if (!fromUrl) ctx.onUrlStateChange?.();
-    if (stopOnly) {
-      if (playing) limit = settings.stopAt > stepsDone() ? settings.stopAt : Infinity;
-      renderNotes();
-      return;
-    }
-    derive();
-  }
-  function changeCopies(name) {
-    const chosen = controls.chosenCopies();
-    if (!chosen.length) {
-      controls.keepCopy(name);
-      inputNotes = ['At least one copy must be trained: it stays picked.'];
-      renderNotes();
-      return;
-    }
-    inputNotes = [];
-    applySettings({ copies: chosen });
-  }
-  function changeSetting(name, value) {
-    const { value: v, notice } = coerceSetting(schema, name, value);
-    inputNotes = notice ? [notice] : [];
-    applySettings({ [name]: v });
-  }
-  function readPage(c) {
-    if (!c) return false;
-    const next = pageFieldsOf(c);
-    if (pageCfg && Object.keys(next).every((k) => next[k] === pageCfg[k])) return false;
-    pageCfg = next;
-    return true;
-  }
-
-  // --- the run ---
-  const stepsDone = () => (run ? run.steps.length : 0);
-  function newGeneration() {
-    gen += 1;
-    run = null;
-    heat = null;
-    pacing.clearSamples();
-    stepsWanted = 0;
-    scheduleDraw(true);
-  }
-  function ensureRun() {
-    const cfg = derived.cfg;
-    const key = trainerKey(cfg);
-    if (!run) {
-      run = newRun(cfg, schema);
-      showCopies(copiesOf(cfg, schema), cfg.scale);
-    }
-    if (live !== key) {
-      session ??= client.openTraining({ onMessage, onError });
-      session.send('create', { cfg, attention: true, tag: gen });
-      live = key;
-    }
-  }
-  /** The size of the next chunk of steps, or 0 when none is due. */
-  function nextChunk() {
-    if (playing) return pacing.chunkSize(stepsDone(), limit);
-    return stepsWanted > 0 ? pacing.stepButtonChunk(stepsWanted) : 0;
-  }
-  function pump() {
-    if (inflight || !derived) return;
-    if (playing && stepsDone() >= limit) {
-      finishPlay(`Paused at step ${stepsDone()} (the “pause at step” setting).`);
-      return;
-    }
-    const n = nextChunk();
-    if (!n) return;
-    ensureRun();
-    const now = performance.now();
-    const last = !playing ? n === stepsWanted : stepsDone() + n >= limit;
-    const attention = last || now - lastAttentionAt >= ATTENTION_EVERY_MS;
-    if (attention) lastAttentionAt = now;
-    inflight = session.send('step', { n, attention, tag: gen });
-  }
-  function onMessage(m) {
-    if (m.op === 'step' && m.id === inflight) inflight = 0;
-    if (m.op === 'qk') saveQk(m);
-    if (m.tag !== gen || !run) {
-      pump();
-      updateButtons();
-      settle();
-      return;
-    } // an older run's answer
-    if (m.attention) {
-      heat = { T: m.config.seqLen, maps: m.attention, step: m.total };
-      heatmaps.paint(heat);
-      chunkHadAttention = true;
-    }
-    if (m.op === 'step') {
-      // The counter is written in draw(), with the table and charts: a reader (or a test) who sees
-      // step N also sees step N's numbers, never the previous chunk's.
-      appendSteps(run, m);
-      chunkHadAttention = !!m.attention;
-      if (!playing) stepsWanted = Math.max(0, stepsWanted - m.step.length);
-      if (pacing.chunkDone(m, stepsDone(), playing))
-        el.dataset.engineStepsPerSec = pacing.engineStepsPerSec.toFixed(1);
-      scheduleDraw();
-    }
-    pump();
-    updateButtons();
-    settle();
-  }
-  function settle() {
-    if (inflight || playing || stepsWanted > 0) return;
-    if (pausedNote) {
-      setStatus(pausedNote(stepsDone()));
-      pausedNote = null;
-    }
-    if (!run) return;
-    // Idle: make sure the heatmaps show the final weights.
-    if (!chunkHadAttention && run.steps.length && live !== null) {
-      chunkHadAttention = true;
-      session.send('attention', { tag: gen });
-    }
-    scheduleDraw(true);
-  }
-  function onError(m) {
-    // Requests are answered in order, so an error is the answer to the oldest one still open.
-    inflight = 0;
-    playing = false;
-    stepsWanted = 0;
-    live = null;
-    updateButtons();
-    if (failedGen !== gen) setStatus(`Training failed: ${m.message}`); // keep the first cause
-    failedGen = gen;
-  }
-
-  // --- drawing ---
-  function scheduleDraw(force = false) {
-    if (drawQueued) return;
-    drawQueued = true;
-    requestAnimationFrame(() => {
-      drawQueued = false;
-      const now = performance.now();
-      if (!force && playing && now - lastDraw < DRAW_EVERY_MS) {
-        scheduleDraw();
-        return;
-      }
-      lastDraw = now;
-      draw(force || !playing || now - lastSummary >= SUMMARY_EVERY_MS);
-      updateButtons();
-    });
-  }
-  function draw(withSummary) {
-    controls.stepOut.textContent = String(run?.steps.at(-1) ?? 0);
-    controls.speedOut.textContent = Number.isFinite(pacing.stepsPerSec) ? fmt(pacing.stepsPerSec, 3) : '—';
-    el.dataset.trainSteps = String(stepsDone());
-    if (lines?.draw(run)) ctx.onDrawn?.('training');
-    if (!heat) heatmaps.clear();
-    table.fill(run);
-    if (withSummary) {
-      lastSummary = performance.now();
-      table.summaryEl.textContent = summarize(run ?? { cfg: null, steps: [] }, schema, ctx.schema);
-      frame.setSummary(table.summaryEl.textContent); // the charts' text alternative (aria-describedby)
-    }
-  }
-
-  // --- transport ---
-  function updateButtons() {
-    controls.playBtn.textContent = playing ? 'Pause' : 'Play';
-    controls.stepBtn.disabled = playing;
-    // 'busy': paused, but a chunk is still in the Worker (its steps will still land) or its
-    // steps are not drawn yet (the counter and the table change at the next frame).
-    el.dataset.trainState = playing
-      ? 'playing'
-      : stepsWanted > 0 || inflight || drawQueued
-        ? 'busy'
-        : 'paused';
-  }
-  function play() {
-    if (!derived) return;
-    playing = true;
-    pausedNote = null;
-    limit = settings.stopAt > stepsDone() ? settings.stopAt : Infinity;
-    pacing.startPlaying(stepsDone());
-    updateButtons();
-    setStatus(`Playing${Number.isFinite(limit) ? ` until step ${limit}` : ''}.`);
-    pump();
-  }
-  function finishPlay(text) {
-    playing = false;
-    updateButtons();
-    setStatus(text);
-    settle();
-  }
-  function pause() {
-    playing = false;
-    updateButtons();
-    pausedNote = (n) => `Paused at step ${n}.`;
-    setStatus('Pausing…');
-    settle();
-  }
-  function stepOnce() {
-    if (!derived || playing) return;
-    stepsWanted += STEP_BUTTON_STEPS;
-    updateButtons();
-    setStatus(`Running ${STEP_BUTTON_STEPS} steps.`);
-    pausedNote = (n) => `Ran ${STEP_BUTTON_STEPS} steps: now at step ${n}.`;
-    pump();
-  }
-  function downloadQk() {
-    if (!derived) return;
-    ensureRun();
-    session.send('qk', { tag: gen });
-  }
-  /** m.qk: every copy's q and k when the request's turn came (m.total steps), whatever ran since. */
-  async function saveQk(m) {
-    if (import.meta.env.MODE === 'offline') return; // and the writer stays out of the file
-    const { qkFile, qkFileName } = await import('./qk-file.js');
-    download(new Blob([qkFile({ ...m, steps: m.total, schema: ctx.schema })]), qkFileName(m.total));
-  }
-  function reset() {
-    playing = false;
-    pausedNote = null;
-    newGeneration();
-    if (live !== null && derived && live === trainerKey(derived.cfg)) {
-      session.send('reset', { attention: true, tag: gen });
-    } else {
-      live = null;
-    }
-    // The run is rebuilt at the next Play or Step; the step-0 heatmaps come back with the reset.
-    if (live !== null) ensureRun();
-    updateButtons();
-    setStatus('Reset: back to the starting weights, step 0.');
-  }
-  function applyPreset(p) {
-    if (!pageCfg) return;
-    playing = false;
-    settings = { ...defaultSettings(schema), ...p.train };
-    inputNotes = [];
-    controls.showSettings(settings);
-    ctx.onUrlStateChange?.();
-    const partial = { ...PRESET_PAGE_BASE, ...p.page };
-    pageCfg = { ...pageCfg, ...partial };
-    ctx.setConfig?.(partial);
-    newGeneration();
-    live = null; // a fresh trainer: the preset's run from its first step
-    derive();
-    controls.showPresetNote(p);
-    play();
-  }
-
-  // --- start ---
-  function init(s) {
-    lines = createTrainingCharts(grid, T, Array.isArray(s) ? copyNames(s) : []);
-    if (!Array.isArray(s)) {
-      setStatus('Training is not available: the engine did not report its training schema.');
-      controls.playBtn.disabled = true;
-      controls.stepBtn.disabled = true;
-      return;
-    }
-    schema = s;
-    settings = defaultSettings(schema);
-    controls.buildSettings(schema);
-    controls.showSettings(settings);
-    showCopies(copiesField(schema).default);
-    readPage(ctx.config);
-    derive();
-    updateButtons();
-    draw(true);
-  }
-  if (schema) init(schema);
-  else client.ready.then((r) => init(r.trainSchema)).catch(() => {});
-
+function panelApi(panel) {
   return {
     /** The settings in the URL (app.js reads them with the page's fields and writes them back). */
-    urlState: settings && {
+    urlState: panel.settings && {
       // null when the engine gave no training schema
       /** URL query → notices (as state.js gives them) about the values it had to change. */
       set(search) {
-        const { settings: next, notices } = settingsFromQuery(search, schema);
-        inputNotes = [];
-        applySettings(next, { fromUrl: true });
+        const { settings: next, notices } = settingsFromQuery(search, panel.schema);
+        panel.inputNotes = [];
+        applySettings(panel, next, { fromUrl: true });
         return notices;
       },
-      query: () => settingsToQuery(settings, schema),
+      query: () => settingsToQuery(panel.settings, panel.schema),
     },
     update(result, cfg) {
-      if (!schema) return;
+      if (!panel.schema) return;
       // The page's current config (a preset may have moved it past the result being delivered).
-      if (readPage(ctx.config ?? cfg)) derive();
+      if (readPage(panel, panel.ctx.config ?? cfg)) derive(panel);
     },
     redraw() {
-      heatmaps.paint(heat);
-      for (const c of lines?.charts ?? []) c.chart.redraw();
-      for (const c of heatmaps.charts) c.chart.redraw();
+      panel.heatmaps.paint(panel.heat);
+      for (const c of panel.lines?.charts ?? []) c.chart.redraw();
+      for (const c of panel.heatmaps.charts) c.chart.redraw();
     },
     destroy() {
-      playing = false;
-      session?.close();
-      for (const c of lines?.charts ?? []) c.chart.destroy();
-      for (const c of heatmaps.charts) c.chart.destroy();
+      panel.playing = false;
+      panel.session?.close();
+      for (const c of panel.lines?.charts ?? []) c.chart.destroy();
+      for (const c of panel.heatmaps.charts) c.chart.destroy();
     },
   };
+}
+
+// --- the trainer's config, from the page's fields and the panel's settings ---
+function derive(panel) {
+  const { schema, settings, pageCfg } = panel;
+  if (!schema || !settings || !pageCfg) return;
+  panel.derived = trainerConfig(pageCfg, settings, schema);
+  const c = panel.derived.cfg;
+  if (!panel.run) showCopies(panel, copiesOf(c, schema), c.scale);
+  panel.controls.setFromPage(fromPageText(c, schema));
+  renderNotes(panel);
+  if (panel.live !== null && panel.live !== trainerKey(c)) {
+    // The curves on screen belong to another config: start over (keep playing if playing).
+    newGeneration(panel);
+    panel.live = null;
+    panel.controls.setStatus(
+      `Settings changed (${describeRun(c, panel.ctx.schema)}): the run starts again from step 0.`,
+    );
+    pump(panel);
+  }
+}
+
+function renderNotes(panel) {
+  const { pageCfg, derived, ctx } = panel;
+  const fitT =
+    pageCfg && derived && derived.cfg.seqLen !== pageCfg.seqLen && ctx.setConfig
+      ? () => ctx.setConfig({ seqLen: 32 })
+      : null;
+  panel.controls.showNotes(derived?.notes ?? [], panel.inputNotes, fitT);
+}
+
+/** New settings (a control, a preset or the URL); `fromUrl` applies them without writing the URL back. */
+function applySettings(panel, next, { fromUrl = false } = {}) {
+  const same = (a, b) => (Array.isArray(a) ? a.join() === b?.join?.() : a === b);
+  const stopOnly = Object.keys(next).every((k) => k === 'stopAt' || same(next[k], panel.settings[k]));
+  panel.settings = { ...panel.settings, ...next };
+  panel.controls.showSettings(panel.settings);
+  if (!fromUrl) panel.ctx.onUrlStateChange?.();
+  if (stopOnly) {
+    const { stopAt } = panel.settings;
+    if (panel.playing) panel.limit = stopAt > stepsDone(panel) ? stopAt : Infinity;
+    renderNotes(panel);
+    return;
+  }
+  derive(panel);
+}
+
+function changeCopies(panel, name) {
+  const chosen = panel.controls.chosenCopies();
+  if (!chosen.length) {
+    panel.controls.keepCopy(name);
+    panel.inputNotes = ['At least one copy must be trained: it stays picked.'];
+    renderNotes(panel);
+    return;
+  }
+  panel.inputNotes = [];
+  applySettings(panel, { copies: chosen });
+}
+
+function changeSetting(panel, name, value) {
+  const { value: v, notice } = coerceSetting(panel.schema, name, value);
+  panel.inputNotes = notice ? [notice] : [];
+  applySettings(panel, { [name]: v });
+}
+
+/** Takes the page's fields the trainer uses from config `c`; true when they changed. */
+function readPage(panel, c) {
+  if (!c) return false;
+  const next = pageFieldsOf(c);
+  if (panel.pageCfg && Object.keys(next).every((k) => next[k] === panel.pageCfg[k])) return false;
+  panel.pageCfg = next;
+  return true;
+}
+
+function applyPreset(panel, p) {
+  if (!panel.pageCfg) return;
+  panel.playing = false;
+  panel.settings = { ...defaultSettings(panel.schema), ...p.train };
+  panel.inputNotes = [];
+  panel.controls.showSettings(panel.settings);
+  panel.ctx.onUrlStateChange?.();
+  const partial = { ...PRESET_PAGE_BASE, ...p.page };
+  panel.pageCfg = { ...panel.pageCfg, ...partial };
+  panel.ctx.setConfig?.(partial);
+  newGeneration(panel);
+  panel.live = null; // a fresh trainer: the preset's run from its first step
+  derive(panel);
+  panel.controls.showPresetNote(p);
+  play(panel);
 }
