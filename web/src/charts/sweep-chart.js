@@ -21,6 +21,101 @@ const pointsStyle = (s) => ({ show: true, size: 5, fill: (u) => u.pal[s] });
 // draws no frames; it draws after HIDDEN_WAIT_MS instead.
 const HIDDEN_WAIT_MS = 100;
 
+/** The sweep's status line, stale mark, wait notes and data- attributes, from the state `sw`. */
+function showProgress(sw) {
+  const { store, el, frame } = sw;
+  const exact = store.stale ? 0 : store.count();
+  const estimates = store.stale ? 0 : store.estimateCount();
+  const estimateText = [
+    `Estimate from ${store.estimateRows()} of ${sw.seqLen} query rows (hollow points, bars ±2`,
+    `standard errors); the exact values replace it point by point: ${exact} of ${sw.total} exact…`,
+    sw.estimateNote,
+  ];
+  let text = '';
+  if (estimates) text = estimateText.join(' ').trim();
+  else if (exact < sw.total) text = `Sweep: ${exact} of ${sw.total} points computed…`;
+  frame.status.textContent = sw.failure || text;
+  el.classList.toggle('is-stale', store.stale);
+  // A chart drawn from exact points alone is empty while the estimates are shown: it says why.
+  for (const note of sw.waitNotes) note.hidden = !(estimates && !exact);
+  el.dataset.sweep = estimates ? 'estimate' : 'exact';
+  el.dataset.pointsDrawn = String(exact + estimates);
+  el.dataset.pointsTotal = String(sw.total);
+}
+
+/** The uPlot series of a chart: one per layer and scaling, in that order, then the extra series. */
+function chartSeries(layers, extra, swept, schema) {
+  const series = [{}];
+  for (const layer of layers) {
+    for (const s of swept) {
+      const color = layer.color ?? s;
+      series.push({
+        label: `${layer.name}, ${scaleLabel(s, schema)}`,
+        stroke: (u) => u.pal[color],
+        width: layer.width,
+        ...(layer.dash ? { dash: layer.dash } : {}),
+        ...(layer.scale ? { scale: layer.scale } : {}),
+        points: layer.points ? pointsStyle(s) : { show: false },
+      });
+    }
+  }
+  for (const x of extra) series.push(x.series);
+  return series;
+}
+
+/** Over a chart with no estimable layer: the note that it waits for the first exact point. */
+function addWaitNote(sw, c) {
+  const note = h(
+    'p',
+    { class: 'chart-wait', hidden: true, 'data-exact-only': '' },
+    'Drawn from exact points only: the first is still being computed.',
+  );
+  c.box.append(note);
+  sw.waitNotes.push(note);
+}
+
+/**
+ * One chart of the sweep state `sw`. spec: { label, aspect?, scales, axes, layers, extra?, marker:
+ * { field, scale? } }. layers: [{ name, value(point), se?(point), positive?, width, dash?, scale?,
+ * points?, color? }] — one series per layer and scaling, in that order (colour: the scaling's, or
+ * the palette's `color`); a layer with `se` (the standard error of `value` in an estimate) draws the
+ * sweep's estimates, one without waits for the exact points;
+ * extra: [{ series, column(store, dks) }] — series that follow the layers.
+ */
+function addChart(sw, host, { label, aspect, scales, axes, layers, extra = [], marker }) {
+  const { store, swept, ctx } = sw;
+  const series = chartSeries(layers, extra, swept, ctx.schema);
+  const c = createChart(host, {
+    label,
+    layerOnly: true,
+    ...(aspect ? { aspect } : {}),
+    makeOpts: () => ({ scales, axes, series }),
+    data: [[1, 4096], ...series.slice(1).map(() => [null, null])],
+    onDraw: (u) => {
+      const { cfg, result } = sw.current;
+      if (!cfg || !result) return;
+      drawVLine(u, cfg.dk, { color: u.pal.current, dash: [2, 3], label: `d_k = ${cfg.dk}` });
+      drawEstimateMarks(u, store, layers, swept);
+      drawDot(u, cfg.dk, result[marker.field], {
+        color: u.pal[scaleColorKey(cfg.scale)],
+        ...(marker.scale ? { scale: marker.scale } : {}),
+      });
+      if (store.count() || store.estimateCount()) ctx.onDrawn?.(sw.name);
+    },
+  });
+  const columns = (dks) => [
+    ...layers.flatMap((layer) =>
+      swept.map((s) =>
+        store.column(s, dks, layer.value, { positive: !!layer.positive, estimate: !!layer.se }),
+      ),
+    ),
+    ...extra.map((x) => x.column(store, dks)),
+  ];
+  sw.charts.push({ c, columns });
+  if (!layers.some((layer) => layer.se)) addWaitNote(sw, c);
+  return c;
+}
+
 /**
  * createSweepCharts(el, frame, { name, ctx, gapValue, estimateNote, onDone }) → { chart(host,
  * spec), setCurrent(result, cfg), sweepReset(n, { seqLen }), sweepPoints(points, { estimate }),
@@ -36,107 +131,33 @@ export function createSweepCharts(
 ) {
   const swept = scalingsOf(ctx.schema).map((c) => c.value); // the named scalings, each a curve
   const store = createSweepStore(swept);
-  const charts = [];
-  let current = { result: null, cfg: null };
-  let total = 0;
-  let seqLen = 0;
-  let failure = '';
-  const waitNotes = []; // one per chart without an estimable layer
-  let pending = null; // { frame, timer, done }: the draw of the points that came since the last one
-
-  function progress() {
-    const exact = store.stale ? 0 : store.count();
-    const estimates = store.stale ? 0 : store.estimateCount();
-    const estimateText = [
-      `Estimate from ${store.estimateRows()} of ${seqLen} query rows (hollow points, bars ±2`,
-      `standard errors); the exact values replace it point by point: ${exact} of ${total} exact…`,
-      estimateNote,
-    ];
-    let text = '';
-    if (estimates) text = estimateText.join(' ').trim();
-    else if (exact < total) text = `Sweep: ${exact} of ${total} points computed…`;
-    frame.status.textContent = failure || text;
-    el.classList.toggle('is-stale', store.stale);
-    // A chart drawn from exact points alone is empty while the estimates are shown: it says why.
-    for (const note of waitNotes) note.hidden = !(estimates && !exact);
-    el.dataset.sweep = estimates ? 'estimate' : 'exact';
-    el.dataset.pointsDrawn = String(exact + estimates);
-    el.dataset.pointsTotal = String(total);
-  }
-
-  /**
-   * One chart. spec: { label, aspect?, scales, axes, layers, extra?, marker: { field, scale? } }.
-   * layers: [{ name, value(point), se?(point), positive?, width, dash?, scale?, points?, color? }] —
-   * one series per layer and scaling, in that order (colour: the scaling's, or the palette's
-   * `color`); a layer with `se` (the standard error of `value` in an estimate) draws the sweep's
-   * estimates, one without waits for the exact points;
-   * extra: [{ series, column(store, dks) }] — series that follow the layers.
-   */
-  function chart(host, { label, aspect, scales, axes, layers, extra = [], marker }) {
-    const series = [{}];
-    for (const layer of layers) {
-      for (const s of swept) {
-        const color = layer.color ?? s;
-        series.push({
-          label: `${layer.name}, ${scaleLabel(s, ctx.schema)}`,
-          stroke: (u) => u.pal[color],
-          width: layer.width,
-          ...(layer.dash ? { dash: layer.dash } : {}),
-          ...(layer.scale ? { scale: layer.scale } : {}),
-          points: layer.points ? pointsStyle(s) : { show: false },
-        });
-      }
-    }
-    for (const x of extra) series.push(x.series);
-    const c = createChart(host, {
-      label,
-      layerOnly: true,
-      ...(aspect ? { aspect } : {}),
-      makeOpts: () => ({ scales, axes, series }),
-      data: [[1, 4096], ...series.slice(1).map(() => [null, null])],
-      onDraw: (u) => {
-        const { cfg, result } = current;
-        if (!cfg || !result) return;
-        drawVLine(u, cfg.dk, { color: u.pal.current, dash: [2, 3], label: `d_k = ${cfg.dk}` });
-        drawEstimateMarks(u, store, layers, swept);
-        drawDot(u, cfg.dk, result[marker.field], {
-          color: u.pal[scaleColorKey(cfg.scale)],
-          ...(marker.scale ? { scale: marker.scale } : {}),
-        });
-        if (store.count() || store.estimateCount()) ctx.onDrawn?.(name);
-      },
-    });
-    const columns = (dks) => [
-      ...layers.flatMap((layer) =>
-        swept.map((s) =>
-          store.column(s, dks, layer.value, { positive: !!layer.positive, estimate: !!layer.se }),
-        ),
-      ),
-      ...extra.map((x) => x.column(store, dks)),
-    ];
-    charts.push({ c, columns });
-    if (!layers.some((layer) => layer.se)) {
-      const note = h(
-        'p',
-        { class: 'chart-wait', hidden: true, 'data-exact-only': '' },
-        'Drawn from exact points only: the first is still being computed.',
-      );
-      c.box.append(note);
-      waitNotes.push(note);
-    }
-    return c;
-  }
+  const sw = {
+    el,
+    frame,
+    name,
+    ctx,
+    estimateNote,
+    swept,
+    store,
+    charts: [], // { c, columns(dks) } per chart
+    current: { result: null, cfg: null },
+    total: 0,
+    seqLen: 0,
+    failure: '',
+    waitNotes: [], // one per chart without an estimable layer
+    pending: null, // { frame, timer, done }: the draw of the points that came since the last one
+  };
 
   function draw() {
     const dks = store.dks();
     if (!dks.length) return;
-    for (const { c, columns } of charts) c.setData([dks, ...columns(dks)]);
+    for (const { c, columns } of sw.charts) c.setData([dks, ...columns(dks)]);
     frame.gaps.textContent = gapText(store.nonFiniteScales(gapValue).map((s) => scaleLabel(s, ctx.schema)));
   }
   /** Takes the pending draw off the frame and the timer: → it, or null if none was pending. */
   function takePending() {
-    const p = pending;
-    pending = null;
+    const p = sw.pending;
+    sw.pending = null;
     if (p) {
       cancelAnimationFrame(p.frame);
       clearTimeout(p.timer);
@@ -147,11 +168,11 @@ export function createSweepCharts(
     const p = takePending();
     if (!p) return;
     draw();
-    progress();
+    showProgress(sw);
     if (p.done) onDone();
   }
   function drawSoon() {
-    pending ??= {
+    sw.pending ??= {
       frame: requestAnimationFrame(flush),
       timer: setTimeout(flush, HIDDEN_WAIT_MS),
       done: false,
@@ -160,37 +181,37 @@ export function createSweepCharts(
 
   return {
     store,
-    chart,
+    chart: (host, spec) => addChart(sw, host, spec),
     /** The current setting: repaints the marker (the curves and axes stay as they are). */
     setCurrent(result, cfg) {
-      current = { result, cfg };
-      for (const { c } of charts) c.redrawLayer();
+      sw.current = { result, cfg };
+      for (const { c } of sw.charts) c.redrawLayer();
     },
     /** A new sweep of `n` points over `seqLen` query rows (its estimates name how many they sampled). */
     sweepReset(n, { seqLen: rows = 0 } = {}) {
       flush();
-      total = n;
-      seqLen = rows;
-      failure = '';
+      sw.total = n;
+      sw.seqLen = rows;
+      sw.failure = '';
       store.reset();
-      progress();
+      showProgress(sw);
     },
     sweepPoints(points, { estimate = false } = {}) {
       for (const [scale, p] of Object.entries(points)) store.add(scale, p, { estimate });
       drawSoon();
     },
     sweepDone() {
-      if (pending) pending.done = true;
+      if (sw.pending) sw.pending.done = true;
       else {
-        progress();
+        showProgress(sw);
         onDone();
       }
     },
     /** The sweep stopped (`message` says why): the points so far, or the last sweep, stay drawn. */
     failed(message) {
       flush();
-      failure = message;
-      progress();
+      sw.failure = message;
+      showProgress(sw);
     },
     /**
      * Draws the points up to `maxDk` alone, on the axes of the last draw (all the points, and new
@@ -199,18 +220,18 @@ export function createSweepCharts(
     reveal(maxDk = Infinity) {
       takePending();
       const dks = store.dks();
-      for (const { c, columns } of charts)
+      for (const { c, columns } of sw.charts)
         c.setData(
           [dks, ...columns(dks).map((col) => col.map((v, i) => (dks[i] <= maxDk ? v : null)))],
           maxDk === Infinity,
         );
     },
     redraw() {
-      for (const { c } of charts) c.redraw();
+      for (const { c } of sw.charts) c.redraw();
     },
     destroy() {
       takePending();
-      for (const { c } of charts) c.destroy();
+      for (const { c } of sw.charts) c.destroy();
     },
   };
 }
