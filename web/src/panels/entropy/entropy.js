@@ -10,49 +10,9 @@ import { PANEL_META } from '../meta.js';
 
 export const meta = PANEL_META.entropy;
 
-export function mount(el, ctx = {}) {
-  let cfg = null,
-    result = null;
-  const scalings = scalingsOf(ctx.schema);
-  const frame = panelFrame(el, {
-    name: 'entropy',
-    title: 'Softmax entropy and saturation vs d_k',
-    description:
-      'How spread out each attention row is (entropy, left axis) and how concentrated (largest weight and saturated rows, right axis).',
-    legend: [
-      ...scalings.map((s) => ({ color: `c-${s.value}`, label: s.label })),
-      { color: 'fg', label: 'entropy (left)' },
-      { color: 'fg', label: 'mean max weight (right)', dash: 'dashed' },
-      { color: 'fg', label: 'saturated rows (right)', dash: 'dotted' },
-      { color: 'c-theory', label: 'ceiling ln T', dash: 'dashed' },
-      { color: 'c-current', label: 'current d_k (dot: current entropy)', dash: 'dotted' },
-    ],
-    readouts: [
-      { stat: 'entropy', label: 'entropy (nats)' },
-      { stat: 'entropyMax', label: 'ceiling ln T' },
-      { stat: 'maxWeight', label: 'mean max weight' },
-      { stat: 'saturatedFraction', label: 'saturated rows' },
-    ],
-    exports: {
-      png: () => [{ u: chart.u }],
-      csv: () => {
-        const rows = [['scale', 'dk', 'entropy', 'entropyMax', 'maxWeight', 'saturatedFraction']];
-        for (const [s, p] of store.points())
-          rows.push([s, p.dk, p.entropy, p.entropyMax, p.maxWeight, p.saturatedFraction]);
-        return { rows };
-      },
-      gif: () => ({ mount, schema: ctx.schema, client: ctx.client, cfg, points: store.points() }),
-    },
-  });
-
-  const sweep = createSweepCharts(el, frame, {
-    name: 'entropy',
-    ctx,
-    gapValue: (p) => p.entropy,
-    onDone: () => summarize(),
-  });
-  const { store } = sweep;
-  const chart = sweep.chart(frame.body, {
+/** The chart: entropy on the left axis, max weight and saturated rows on the right, the ceiling ln T. */
+function entropyChartSpec() {
+  return {
     label: 'Softmax entropy, max weight and saturated-row fraction against d_k for three scalings',
     scales: {
       x: { time: false, distr: 3, log: 2 },
@@ -110,7 +70,52 @@ export function mount(el, ctx = {}) {
       },
     ],
     marker: { field: 'entropy' },
+  };
+}
+
+export function mount(el, ctx = {}) {
+  let cfg = null,
+    result = null;
+  const scalings = scalingsOf(ctx.schema);
+  const frame = panelFrame(el, {
+    name: 'entropy',
+    title: 'Softmax entropy and saturation vs d_k',
+    description:
+      'How spread out each attention row is (entropy, left axis) and how concentrated (largest weight and saturated rows, right axis).',
+    legend: [
+      ...scalings.map((s) => ({ color: `c-${s.value}`, label: s.label })),
+      { color: 'fg', label: 'entropy (left)' },
+      { color: 'fg', label: 'mean max weight (right)', dash: 'dashed' },
+      { color: 'fg', label: 'saturated rows (right)', dash: 'dotted' },
+      { color: 'c-theory', label: 'ceiling ln T', dash: 'dashed' },
+      { color: 'c-current', label: 'current d_k (dot: current entropy)', dash: 'dotted' },
+    ],
+    readouts: [
+      { stat: 'entropy', label: 'entropy (nats)' },
+      { stat: 'entropyMax', label: 'ceiling ln T' },
+      { stat: 'maxWeight', label: 'mean max weight' },
+      { stat: 'saturatedFraction', label: 'saturated rows' },
+    ],
+    exports: {
+      png: () => [{ u: chart.u }],
+      csv: () => {
+        const rows = [['scale', 'dk', 'entropy', 'entropyMax', 'maxWeight', 'saturatedFraction']];
+        for (const [s, p] of store.points())
+          rows.push([s, p.dk, p.entropy, p.entropyMax, p.maxWeight, p.saturatedFraction]);
+        return { rows };
+      },
+      gif: () => ({ mount, schema: ctx.schema, client: ctx.client, cfg, points: store.points() }),
+    },
   });
+
+  const sweep = createSweepCharts(el, frame, {
+    name: 'entropy',
+    ctx,
+    gapValue: (p) => p.entropy,
+    onDone: () => summarize(),
+  });
+  const { store } = sweep;
+  const chart = sweep.chart(frame.body, entropyChartSpec());
 
   /** Text alternative: the current entropy and saturation, and saturation at the largest d_k swept. */
   function summarize() {
