@@ -96,77 +96,88 @@ const NO_HANDLERS = {
   onError() {},
 };
 
-/** openSession's session: runs on the foreground Worker (coalesced), background jobs on the pool. */
-function computeSession(id, handlers, { fg, pool, hasBackground, forget }) {
-  let seq = 0;
+/**
+ * The runs of session state `s` (one in flight, the newest request waiting): { run(cfg), busy,
+ * receiveRun(m), receiveGradients(m) }.
+ */
+function runQueue(s) {
+  const { fg, h } = s;
   let inFlight = null; // { id, cfg }
   let pending = null; // cfg
   let firstResult = true;
   let awaitingGradients = null; // { id, cfg, result }: the forward delivered last, until its backward's
-  const jobIds = { sweep: 0, variants: 0, thresholds: 0, study: 0, report: 0, reportDetail: 0 };
-  let dispatch = null; // the current sweep's tasks (sweep-dispatch.js)
-  let failedJob = 0;
-  const h = { ...NO_HANDLERS, ...handlers };
 
   const sendRun = (cfg) => {
-    inFlight = { id: ++seq, cfg };
-    fg.postMessage({ type: 'run', session: id, id: inFlight.id, cfg, sentAt: now() });
+    inFlight = { id: ++s.seq, cfg };
+    fg.postMessage({ type: 'run', session: s.id, id: inFlight.id, cfg, sentAt: now() });
   };
-  /** A run's answer (its result or its error): delivered if it is the one in flight, then the pending config goes. */
-  function receiveRun(m) {
-    if (m.type === 'run' && m.result?.timing) m.result.timing.receivedAt = now();
-    if (!inFlight || m.id !== inFlight.id) return;
-    inFlight = null;
-    awaitingGradients = null;
-    if (m.type === 'run') {
-      h.onRun(m.result, m.cfg);
-      if (m.result.backwardPending) {
-        awaitingGradients = { id: m.id, cfg: m.cfg, result: m.result };
-        // The Worker computes the backward once the forward's frame begins: sooner, it would take
-        // a core from the page while the page takes the forward in. Not so for the session's first
-        // result: the page is still building its charts, and its frames come late.
-        const shown = () => fg.postMessage({ type: 'runShown', session: id, id: m.id });
-        if (firstResult) shown();
-        else atNextFrame(shown);
-        firstResult = false;
-      } else h.onRunGradients(m.result, m.cfg);
-    } else h.onError(m);
-    if (pending) {
-      const cfg = pending;
-      pending = null;
-      sendRun(cfg);
-    }
+  /** The Worker may compute the backward of run `runId`, whose forward is on its way to the screen. */
+  function releaseBackward(runId) {
+    // The Worker computes the backward once the forward's frame begins: sooner, it would take
+    // a core from the page while the page takes the forward in. Not so for the session's first
+    // result: the page is still building its charts, and its frames come late.
+    const shown = () => fg.postMessage({ type: 'runShown', session: s.id, id: runId });
+    if (firstResult) shown();
+    else atNextFrame(shown);
+    firstResult = false;
   }
-  /** The backward of the forward delivered last: the whole result (or its failure) goes to the session. */
-  function receiveGradients(m) {
-    if (m.timing) m.timing.receivedAt = now();
-    if (m.id !== awaitingGradients?.id) return;
-    const { result, cfg } = awaitingGradients;
-    awaitingGradients = null;
-    if (m.type === 'error') h.onError(m);
-    else
-      h.onRunGradients(
-        {
-          ...result,
-          ...m.scalars,
-          backwardPending: false,
-          gradientsWorkerMs: m.workerMs,
-          gradientsTiming: m.timing,
-        },
-        cfg,
-      );
-  }
-  /** A background job's error: once per job (each part of a sweep may report the same failure). */
-  function receiveJobError(m) {
-    if (m.id === jobIds[m.kind] && failedJob !== m.id) {
-      failedJob = m.id;
-      h.onError(m);
-    }
-  }
-  // A background job's messages: delivered while the job is the session's latest of its kind.
-  const JOB_MESSAGES = {
+  return {
+    /** Request a run; coalesced (latest wins) while one is in flight. */
+    run(cfg) {
+      if (inFlight) pending = cfg;
+      else sendRun(cfg);
+    },
+    /** A run is computing or waiting to be sent. */
+    get busy() {
+      return inFlight !== null || pending !== null;
+    },
+    /** A run's answer (its result or its error): delivered if it is the one in flight, then the pending config goes. */
+    receiveRun(m) {
+      if (m.type === 'run' && m.result?.timing) m.result.timing.receivedAt = now();
+      if (!inFlight || m.id !== inFlight.id) return;
+      inFlight = null;
+      awaitingGradients = null;
+      if (m.type === 'run') {
+        h.onRun(m.result, m.cfg);
+        if (m.result.backwardPending) {
+          awaitingGradients = { id: m.id, cfg: m.cfg, result: m.result };
+          releaseBackward(m.id);
+        } else h.onRunGradients(m.result, m.cfg);
+      } else h.onError(m);
+      if (pending) {
+        const cfg = pending;
+        pending = null;
+        sendRun(cfg);
+      }
+    },
+    /** The backward of the forward delivered last: the whole result (or its failure) goes to the session. */
+    receiveGradients(m) {
+      if (m.timing) m.timing.receivedAt = now();
+      if (m.id !== awaitingGradients?.id) return;
+      const { result, cfg } = awaitingGradients;
+      awaitingGradients = null;
+      if (m.type === 'error') h.onError(m);
+      else
+        h.onRunGradients(
+          {
+            ...result,
+            ...m.scalars,
+            backwardPending: false,
+            gradientsWorkerMs: m.workerMs,
+            gradientsTiming: m.timing,
+          },
+          cfg,
+        );
+    },
+  };
+}
+
+/** A background job's messages, by type: delivered while the job is the session's latest of its kind. */
+function jobMessages(s) {
+  const { h, jobIds } = s;
+  return {
     sweepPoints: (m) => m.id === jobIds.sweep && h.onSweepPoints(m.points, m),
-    sweepDone: (m) => m.id === jobIds.sweep && dispatch.done(m.part) && h.onSweepDone(m.id),
+    sweepDone: (m) => m.id === jobIds.sweep && s.dispatch.done(m.part) && h.onSweepDone(m.id),
     variantPoint: (m) => m.id === jobIds.variants && h.onVariantPoint(m.index, m.point, m.id),
     variantsDone: (m) => m.id === jobIds.variants && h.onVariantsDone(m.id),
     thresholdsCells: (m) => m.id === jobIds.thresholds && h.onThresholdsCells(m.cells, m.id),
@@ -179,6 +190,68 @@ function computeSession(id, handlers, { fg, pool, hasBackground, forget }) {
     reportPrecision: (m) => m.id === jobIds.reportDetail && h.onReportPrecision(m),
     reportDetailDone: (m) => m.id === jobIds.reportDetail && h.onReportDetailDone(m),
   };
+}
+
+/**
+ * Sends sweep job `jid` of session state `s` to its Workers: every sweep Worker, then the
+ * foreground one (slot pool.size) when it is a Worker of its own; one alone when the engine runs on
+ * the page's thread. → the sweep's dispatch (sweep-dispatch.js).
+ */
+function dispatchSweep(s, jid, cfg, dks, scales) {
+  const { fg, pool } = s;
+  const sentAt = now();
+  const slots = pool.onMainThread ? 1 : pool.size + (s.hasBackground ? 1 : 0);
+  const postSweep = (slot, m) => {
+    if (slot < pool.size) pool.post(slot, m);
+    else fg.postMessage({ ...m, sliceMs: FOREGROUND_SLICE_MS });
+  };
+  return createSweepDispatch({
+    tasks: sweepTasks(dks, {
+      slots,
+      estimateRows: estimateRowsFor(cfg.seqLen),
+      seqLen: cfg.seqLen,
+      scalings: scales.length,
+    }),
+    slots,
+    send: (slot, task, index) =>
+      postSweep(slot, {
+        type: 'sweep',
+        session: s.id,
+        id: jid,
+        cfg,
+        dks: task.dks,
+        scales,
+        estimateRows: task.estimateRows,
+        part: index,
+        sentAt,
+      }),
+  });
+}
+
+/** openSession's session: runs on the foreground Worker (coalesced), background jobs on the pool. */
+function computeSession(id, handlers, { fg, pool, hasBackground, forget }) {
+  const h = { ...NO_HANDLERS, ...handlers };
+  const s = {
+    id,
+    fg,
+    pool,
+    hasBackground,
+    h,
+    seq: 0, // the last id given to a run or a job
+    jobIds: { sweep: 0, variants: 0, thresholds: 0, study: 0, report: 0, reportDetail: 0 },
+    dispatch: null, // the current sweep's tasks (sweep-dispatch.js)
+  };
+  const { jobIds } = s;
+  const runs = runQueue(s);
+  let failedJob = 0;
+  /** A background job's error: once per job (each part of a sweep may report the same failure). */
+  function receiveJobError(m) {
+    if (m.id === jobIds[m.kind] && failedJob !== m.id) {
+      failedJob = m.id;
+      h.onError(m);
+    }
+  }
+  const JOB_MESSAGES = jobMessages(s);
   // A model report's layers go to every Worker that computes: slot 0 the foreground one, the
   // others the pool's (worker.js 'report'); without background Workers, all to the one Worker.
   const reportSlots = () => (hasBackground ? 1 + pool.size : 1);
@@ -186,57 +259,25 @@ function computeSession(id, handlers, { fg, pool, hasBackground, forget }) {
     if (slot % reportSlots() === 0) fg.postMessage(m);
     else pool.study(m, (slot % reportSlots()) - 1);
   };
-  // A sweep's Workers: every sweep Worker, then the foreground one (slot pool.size) when it is a
-  // Worker of its own; one alone when the engine runs on the page's thread.
-  const sweepSlots = () => (pool.onMainThread ? 1 : pool.size + (hasBackground ? 1 : 0));
-  const postSweep = (slot, m) => {
-    if (slot < pool.size) pool.post(slot, m);
-    else fg.postMessage({ ...m, sliceMs: FOREGROUND_SLICE_MS });
-  };
   /** A new background job of `kind`: the session's latest (its id wins over the older ones). */
-  const newJob = (kind) => (jobIds[kind] = ++seq);
+  const newJob = (kind) => (jobIds[kind] = ++s.seq);
 
   return {
     id,
     /** Request a run; coalesced (latest wins) while one is in flight. */
-    run(cfg) {
-      if (inFlight) pending = cfg;
-      else sendRun(cfg);
-    },
+    run: runs.run,
     /** A run is computing or waiting to be sent. */
     get busy() {
-      return inFlight !== null || pending !== null;
+      return runs.busy;
     },
     /**
      * The sweep of `cfg` over `dks` for each of `scales`: at large T an estimate of every point
      * first (its sweepPoints carry `estimate: true`), then the exact points; latest wins.
      */
     sweep(cfg, dks, scales) {
-      if (dispatch?.left) this.cancel('sweep'); // its tasks may sit on other Workers than the new ones
+      if (s.dispatch?.left) this.cancel('sweep'); // its tasks may sit on other Workers than the new ones
       const jid = newJob('sweep');
-      const sentAt = now();
-      const slots = sweepSlots();
-      dispatch = createSweepDispatch({
-        tasks: sweepTasks(dks, {
-          slots,
-          estimateRows: estimateRowsFor(cfg.seqLen),
-          seqLen: cfg.seqLen,
-          scalings: scales.length,
-        }),
-        slots,
-        send: (slot, task, index) =>
-          postSweep(slot, {
-            type: 'sweep',
-            session: id,
-            id: jid,
-            cfg,
-            dks: task.dks,
-            scales,
-            estimateRows: task.estimateRows,
-            part: index,
-            sentAt,
-          }),
-      });
+      s.dispatch = dispatchSweep(s, jid, cfg, dks, scales);
       return jid;
     },
     variants(cfg, variants) {
@@ -295,9 +336,10 @@ function computeSession(id, handlers, { fg, pool, hasBackground, forget }) {
       h.onError({ type: 'error', session: id, kind, name: 'Error', message });
     },
     receive(m) {
-      if (m.type === 'runGradients' || (m.type === 'error' && m.kind === 'gradients')) receiveGradients(m);
+      if (m.type === 'runGradients' || (m.type === 'error' && m.kind === 'gradients'))
+        runs.receiveGradients(m);
       else if (m.type === 'error' && m.kind !== 'run') receiveJobError(m);
-      else if (m.type === 'run' || m.type === 'error') receiveRun(m);
+      else if (m.type === 'run' || m.type === 'error') runs.receiveRun(m);
       else if (Object.hasOwn(JOB_MESSAGES, m.type)) JOB_MESSAGES[m.type](m);
     },
   };
