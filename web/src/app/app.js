@@ -33,6 +33,7 @@ import {
 import { createBackgroundJobs, sweepDks } from './background-jobs.js';
 import { createErrorHandler } from './compute-errors.js';
 import { mountPresetButtons } from './preset-buttons.js';
+import { panelDelivery, mountPanels } from './panel-delivery.js';
 import { panelContexts } from './panel-context.js';
 
 /** A dismissable notice box in `noticeEl` (replacing the last one): warnings, or an error. */
@@ -55,10 +56,13 @@ function showNotices(noticeEl, lines, kind = 'warning') {
   noticeEl.replaceChildren(box);
 }
 
-/** The engine's ready message, or (it could not start) the page told so and the error thrown. */
+/** The engine's ready message (marked, its boot time on the root), or (it could not start) the page told so and the error thrown. */
 async function engineReady(client, { root, noticeEl, panelEls }) {
   try {
-    return await client.ready;
+    const ready = await client.ready;
+    performance.mark('attnscale:engine-ready');
+    if (Number.isFinite(ready.bootMs)) root.dataset.engineBootMs = ready.bootMs.toFixed(1);
+    return ready;
   } catch (err) {
     root.dataset.state = 'failed';
     showNotices(noticeEl, [`The compute engine could not start: ${err.message}`], 'error');
@@ -81,10 +85,220 @@ function publishTimings(root, result, updateMs) {
   if (result.timing) root.dataset.timing = tripText(result.timing, result.timing.sentAt);
 }
 
-const yieldToBrowser = () =>
-  new Promise((resolve) => {
-    setTimeout(resolve, 0);
+/** Starts downloading the panels' code, and the controls' and the dock's where they are shown. */
+function startLoading(panelEls, controlsEl, dockEl) {
+  const wanted = Object.entries(panelEls).filter(([name, el]) => PANELS[name] && el);
+  const mods = Promise.all(wanted.map(([name]) => PANELS[name].load()));
+  const controls = controlsEl ? import('../ui/controls.js') : null; // only where controls are shown
+  const dock = controlsEl && dockEl ? import('../ui/control-dock.js') : null;
+  for (const p of [mods, controls, dock]) p?.catch(() => {});
+  return { wanted, mods, controls, dock };
+}
+
+/**
+ * Observable counters (data-* on the root) so tests can check coalescing and sweep reuse, and what
+ * a run's result means for the whole app: → { counters, publishCounters(), showForward(result, cfg,
+ * updateMs), showRun(cfg) }. `st.lastGood` becomes the config of each whole result shown.
+ */
+function runRecord(st, { root, schema, panels, announcer, onResult }) {
+  const counters = {
+    runRequests: 0,
+    runResults: 0,
+    sweepRequests: 0,
+    variantRequests: 0,
+    thresholdsRequests: 0,
+  };
+  const publishCounters = () => {
+    for (const [k, v] of Object.entries(counters)) root.dataset[k] = String(v);
+  };
+  return {
+    counters,
+    publishCounters,
+    /** A run's forward on screen (once everything is mounted): data-forward-query names its setting. */
+    showForward(result, cfg, updateMs) {
+      publishTimings(root, result, updateMs);
+      root.dataset.forwardQuery = serialize(cfg, schema);
+      if (counters.runResults === 0) performance.mark('attnscale:first-result');
+    },
+    /** What a run's whole result means for the whole app (once everything is mounted). */
+    showRun(cfg) {
+      onResult();
+      announcer.announce(() => [...panels.values()].map((p) => panelSummary(p.el)).find(Boolean));
+      root.dataset.state = 'ready';
+      st.lastGood = cfg;
+      root.dataset.resultQuery = serialize(cfg, schema);
+      counters.runResults += 1;
+      publishCounters();
+    },
+  };
+}
+
+/**
+ * The app's setting, `st.config`, and how it changes: → { set(partial, { force, base }), setQuery(q),
+ * publish({ computing }) }. `ui` holds the controls, the dock and the preset buttons once they are
+ * mounted; `compute()` sends the config; `onConfigChange` is createApp's.
+ */
+function configChanges(st, ui, { schema, limits, defaults, noticeEl, panels, compute, onConfigChange }) {
+  const notify = (lines, kind) => showNotices(noticeEl, lines, kind);
+  const urlStates = () => [...panels.values()].map((p) => p.api.urlState).filter(Boolean);
+  /** The whole state as a URL query: every config field, then the panels' non-default settings. */
+  const fullQuery = () =>
+    [serialize(st.config, schema), ...urlStates().map((u) => u.query())].filter(Boolean).join('&');
+  // `computing`: a run of this config is on its way (onResult follows once it is shown).
+  const publish = ({ computing = false } = {}) => onConfigChange(st.config, fullQuery(), { computing });
+  const markPreset = () => ui.presetButtons?.mark(st.config);
+
+  /** Applies a change; false when the config stayed the same. */
+  function set(partial, { force = false, base = st.config } = {}) {
+    const { config: next, notices } = applyChange(base, partial, schema, limits);
+    if (notices.length) notify(notices.map(noticeText));
+    if (!force && st.config && sameConfig(next, st.config, schema)) {
+      ui.controls?.update(st.config);
+      ui.dock?.update(st.config);
+      return false;
+    }
+    st.config = next;
+    compute(); // first: the Worker computes while this thread updates the controls and the URL
+    ui.controls?.update(st.config);
+    ui.dock?.update(st.config);
+    markPreset();
+    publish({ computing: true });
+    return true;
+  }
+
+  /** A whole URL (the first load, back/forward): its notices replace the last URL's, or clear them. */
+  function setQuery(q) {
+    const { config: next, notices } = parseQuery(q, schema, { limits });
+    const panelNotices = urlStates().flatMap((u) => u.set(q));
+    const lines = [...notices, ...panelNotices].map(noticeText);
+    if (lines.length) notify(lines);
+    else if (noticeEl?.firstElementChild?.classList.contains('warning')) noticeEl.replaceChildren();
+    // Unchanged (the first load: its config was sent before the panels were mounted): the preset
+    // marks and the URL still follow it (the panels' settings may have changed).
+    if (!set(next, { base: defaults, force: !st.config })) {
+      markPreset();
+      publish();
+    }
+  }
+  return { set, setQuery, publish };
+}
+
+/**
+ * The compute session's handlers: a run's forward goes to the panels at once, then (once everything
+ * is mounted) to `record.showForward`; its whole result to the gradient panel, then `record.showRun`
+ * (runRecord's); the background jobs' answers to the panels.
+ */
+function sessionHandlers(delivery, record, { root, flushBackground, onError }) {
+  const { each, whenMounted } = delivery;
+  const { counters, showForward, showRun } = record;
+  return {
+    // The forward's panels first; the gradient panel (updateGradients) when the backward is in.
+    onRun: (result, cfg) => {
+      const t0 = performance.now();
+      each('update', result, cfg);
+      const updateMs = performance.now() - t0;
+      delivery.firstResultIn = true;
+      whenMounted(() => showForward(result, cfg, updateMs));
+      // After a change, the background jobs go out with the whole result: sooner, they would
+      // compete with the gradient panel's trip for the cores. The page's first sweeps go at once
+      // (the longest wait of a load), as do the jobs of a result without a backward to come.
+      if (!result.backwardPending || counters.runResults === 0) flushBackground();
+    },
+    onRunGradients: (result, cfg) => {
+      flushBackground(); // the Workers go on while this thread is busy
+      each('updateGradients', result, cfg);
+      // The backward's trip (from the forward's request), for the budgets script.
+      if (result.gradientsTiming) root.dataset.gradientsTiming = tripText(result.gradientsTiming);
+      whenMounted(() => showRun(cfg));
+    },
+    onSweepPoints(points, m) {
+      each('sweepPoints', points, { estimate: !!m.estimate });
+      // When the sweep Worker started this job, after it was asked (the stale work before it).
+      root.dataset.sweepTiming = `${m.sentAt.toFixed(1)},${m.startedAt.toFixed(1)}`;
+    },
+    onSweepDone: () => each('sweepDone'),
+    onVariantPoint: (i, p) => each('variantPoint', i, p),
+    onVariantsDone: () => each('variantsDone'),
+    onThresholdsCells: (cells) => each('thresholdsCells', cells),
+    onThresholdsDone: () => each('thresholdsDone'),
+    onError: (m) => whenMounted(() => onError(m)),
+  };
+}
+
+/**
+ * The compute: the client's session, whose answers go to the panels (`delivery`) and to the app
+ * (`record`, runRecord's), and the background jobs of the panels `wanted`: → { session, compute() }.
+ * `compute()` sends the run of `st.config` and marks the background jobs due.
+ */
+function openCompute(client, st, { root, schema, dks, wanted, delivery, record, onError }) {
+  const { counters, publishCounters } = record;
+  const session = client.openSession(sessionHandlers(delivery, record, { root, flushBackground, onError }));
+
+  const background = createBackgroundJobs({
+    session,
+    schema,
+    dks,
+    metas: wanted.map(([name]) => PANELS[name].meta),
+    each: delivery.each,
+    counters,
   });
+  function flushBackground() {
+    if (background.flush(st.config)) publishCounters();
+  }
+  function compute() {
+    counters.runRequests += 1;
+    session.run(st.config);
+    background.due();
+    publishCounters();
+  }
+  // The thresholds table measures once it comes near the viewport (when-near.js), then follows
+  // the setting like the other panels.
+  const thresholdsEl = wanted.find(([name]) => PANELS[name].meta.thresholds)?.[1] ?? null;
+  if (thresholdsEl) {
+    whenNear(thresholdsEl, () => {
+      background.nearThresholds();
+      if (st.config) flushBackground();
+    });
+  }
+  return { session, compute };
+}
+
+/**
+ * Mounts into `ui` the controls, the dock and the preset buttons where `els` has an element for
+ * them; `opts`: { schema, limits, defaults, controlFields, presetHref, set }.
+ */
+async function mountControlUi(
+  ui,
+  loading,
+  els,
+  { schema, limits, defaults, controlFields, presetHref, set },
+) {
+  const idPrefix = uniquePrefix();
+  if (els.controls) {
+    const { mountControls } = await loading.controls;
+    ui.controls = mountControls(els.controls, {
+      schema,
+      limits,
+      idPrefix,
+      fields: controlFields,
+      onChange: (p) => set(p),
+    });
+  }
+  if (loading.dock) {
+    const { mountDock } = await loading.dock;
+    ui.dock = mountDock(els.dock, {
+      schema,
+      limits,
+      idPrefix,
+      fields: controlFields,
+      settings: els.controls,
+      onChange: (p) => set(p),
+    });
+    els.root.classList.toggle('has-dock', !!ui.dock);
+  }
+  if (els.presets)
+    ui.presetButtons = mountPresetButtons(els.presets, { defaults, schema, limits, presetHref, set });
+}
 
 /**
  * createApp({ root, panels: { name: element }, controls?, controlFields?, dock?, presets?, notices,
@@ -111,24 +325,30 @@ export async function createApp({
 }) {
   root.dataset.state = 'loading';
   // The panels' and controls' code downloads while the engine boots.
-  const wanted = Object.entries(panelEls).filter(([name, el]) => PANELS[name] && el);
-  const modsLoading = Promise.all(wanted.map(([name]) => PANELS[name].load()));
-  const controlsLoading = controlsEl ? import('../ui/controls.js') : null; // only where controls are shown
-  const dockLoading = controlsEl && dockEl ? import('../ui/control-dock.js') : null;
-  for (const p of [modsLoading, controlsLoading, dockLoading]) p?.catch(() => {});
+  const loading = startLoading(panelEls, controlsEl, dockEl);
+  const { wanted } = loading;
   const ready = await engineReady(client, { root, noticeEl, panelEls });
-  performance.mark('attnscale:engine-ready');
-  if (Number.isFinite(ready.bootMs)) root.dataset.engineBootMs = ready.bootMs.toFixed(1);
   const { schema, info } = ready;
   // Scalar build or main-thread compute: said once, visibly; and one polite live summary.
   const engineNote = showEngineNotes(noticeEl, engineNotes(info, client.mode, client.workerRefusal));
   const announcer = createAnnouncer(noticeEl);
   const defaults = schemaDefaults(schema, limits);
   const dks = sweepDks(schema);
-  let config;
-  let lastGood = null; // the last config whose run came back (the charts show it)
-  const panels = new Map();
+  // config: the setting; lastGood: the last config whose run came back (the charts show it).
+  const st = { config: undefined, lastGood: null };
+  const delivery = panelDelivery();
+  const { panels, each } = delivery;
   const notify = (lines, kind) => showNotices(noticeEl, lines, kind);
+  const ui = { controls: null, dock: null, presetButtons: null };
+  const { set, setQuery, publish } = configChanges(st, ui, {
+    schema,
+    limits,
+    defaults,
+    noticeEl,
+    panels,
+    compute: () => compute(),
+    onConfigChange,
+  });
 
   // --- panels ---
   const panelCtx = panelContexts({
@@ -136,64 +356,13 @@ export async function createApp({
     client,
     schema,
     trainSchema: ready.trainSchema,
-    config: () => config,
+    config: () => st.config,
     set: (partial) => set(partial),
     onUrlStateChange: () => {
-      if (config) publish();
+      if (st.config) publish();
     },
   });
-  // The first run and the background jobs are sent before the panels are mounted, so the Workers
-  // compute while this thread builds the charts. What they answer reaches the panels mounted so
-  // far at once, and each panel mounted later gets it replayed (`backlog`); what concerns the whole
-  // app (its state, counters, notices) waits until every panel, the controls and the presets are
-  // in place, and is then done in order.
-  let mounted = false,
-    firstResultIn = false;
-  const early = [];
-  const backlog = [];
-  const whenMounted = (fn) => (mounted ? fn() : early.push(fn));
-  // The thresholds table measures once it comes near the viewport (when-near.js), then follows
-  // the setting like the other panels.
-  const thresholdsEl = wanted.find(([name]) => PANELS[name].meta.thresholds)?.[1] ?? null;
-  const each = (method, ...args) => {
-    if (!mounted) backlog.push([method, args]);
-    for (const p of panels.values()) p.api[method]?.(...args);
-  };
-  const urlStates = () => [...panels.values()].map((p) => p.api.urlState).filter(Boolean);
-  /** The whole state as a URL query: every config field, then the panels' non-default settings. */
-  const fullQuery = () =>
-    [serialize(config, schema), ...urlStates().map((u) => u.query())].filter(Boolean).join('&');
-  // `computing`: a run of this config is on its way (onResult follows once it is shown).
-  const publish = ({ computing = false } = {}) => onConfigChange(config, fullQuery(), { computing });
-
-  // Observable counters (data-* on the root) so tests can check coalescing and sweep reuse.
-  const counters = {
-    runRequests: 0,
-    runResults: 0,
-    sweepRequests: 0,
-    variantRequests: 0,
-    thresholdsRequests: 0,
-  };
-  const publishCounters = () => {
-    for (const [k, v] of Object.entries(counters)) root.dataset[k] = String(v);
-  };
-
-  /** A run's forward on screen (once everything is mounted): data-forward-query names its setting. */
-  function showForward(result, cfg, updateMs) {
-    publishTimings(root, result, updateMs);
-    root.dataset.forwardQuery = serialize(cfg, schema);
-    if (counters.runResults === 0) performance.mark('attnscale:first-result');
-  }
-  /** What a run's whole result means for the whole app (once everything is mounted). */
-  function showRun(cfg) {
-    onResult();
-    announcer.announce(() => [...panels.values()].map((p) => panelSummary(p.el)).find(Boolean));
-    root.dataset.state = 'ready';
-    lastGood = cfg;
-    root.dataset.resultQuery = serialize(cfg, schema);
-    counters.runResults += 1;
-    publishCounters();
-  }
+  const record = runRecord(st, { root, schema, panels, announcer, onResult });
 
   // --- compute ---
   const onError = createErrorHandler({
@@ -203,154 +372,40 @@ export async function createApp({
     showNotices: notify,
     each,
     set: (partial, opts) => set(partial, opts),
-    config: () => config,
-    lastGood: () => lastGood,
+    config: () => st.config,
+    lastGood: () => st.lastGood,
   });
-  const session = client.openSession({
-    // The forward's panels first; the gradient panel (updateGradients) when the backward is in.
-    onRun: (result, cfg) => {
-      const t0 = performance.now();
-      each('update', result, cfg);
-      const updateMs = performance.now() - t0;
-      firstResultIn = true;
-      whenMounted(() => showForward(result, cfg, updateMs));
-      // After a change, the background jobs go out with the whole result: sooner, they would
-      // compete with the gradient panel's trip for the cores. The page's first sweeps go at once
-      // (the longest wait of a load), as do the jobs of a result without a backward to come.
-      if (!result.backwardPending || counters.runResults === 0) flushBackground();
-    },
-    onRunGradients: (result, cfg) => {
-      flushBackground(); // the Workers go on while this thread is busy
-      each('updateGradients', result, cfg);
-      // The backward's trip (from the forward's request), for the budgets script.
-      if (result.gradientsTiming) root.dataset.gradientsTiming = tripText(result.gradientsTiming);
-      whenMounted(() => showRun(cfg));
-    },
-    onSweepPoints(points, m) {
-      each('sweepPoints', points, { estimate: !!m.estimate });
-      // When the sweep Worker started this job, after it was asked (the stale work before it).
-      root.dataset.sweepTiming = `${m.sentAt.toFixed(1)},${m.startedAt.toFixed(1)}`;
-    },
-    onSweepDone: () => each('sweepDone'),
-    onVariantPoint: (i, p) => each('variantPoint', i, p),
-    onVariantsDone: () => each('variantsDone'),
-    onThresholdsCells: (cells) => each('thresholdsCells', cells),
-    onThresholdsDone: () => each('thresholdsDone'),
-    onError: (m) => whenMounted(() => onError(m)),
-  });
-
-  const background = createBackgroundJobs({
-    session,
+  const { session, compute } = openCompute(client, st, {
+    root,
     schema,
     dks,
-    metas: wanted.map(([name]) => PANELS[name].meta),
-    each,
-    counters,
+    wanted,
+    delivery,
+    record,
+    onError,
   });
-  function flushBackground() {
-    if (background.flush(config)) publishCounters();
-  }
-  function compute() {
-    counters.runRequests += 1;
-    session.run(config);
-    background.due();
-    publishCounters();
-  }
-  if (thresholdsEl) {
-    whenNear(thresholdsEl, () => {
-      background.nearThresholds();
-      if (config) flushBackground();
-    });
-  }
   // The URL's setting is sent at once (its notices are shown by setQuery below).
-  config = parseQuery(query, schema, { limits }).config;
+  st.config = parseQuery(query, schema, { limits }).config;
   compute();
 
-  // Each panel's code was fetched in parallel; mounted in the order given. Until the first result
-  // is in, this thread yields between panels, so that the first chart is drawn as soon as both its
-  // panel and the result exist.
-  const mods = await modsLoading;
-  for (const [i, [name, el]] of wanted.entries()) {
-    const api = mods[i].mount(el, panelCtx(name, el));
-    panels.set(name, { mod: mods[i], el, api });
-    for (const [method, args] of backlog) api[method]?.(...args);
-    if (!firstResultIn) await yieldToBrowser();
-  }
-
-  // --- state ---
-  let controls = null;
-  let dock = null;
-  let presetButtons = null;
-  const markPreset = () => presetButtons?.mark(config);
-  /** Applies a change; false when the config stayed the same. */
-  function set(partial, { force = false, base = config } = {}) {
-    const { config: next, notices } = applyChange(base, partial, schema, limits);
-    if (notices.length) notify(notices.map(noticeText));
-    if (!force && config && sameConfig(next, config, schema)) {
-      controls?.update(config);
-      dock?.update(config);
-      return false;
-    }
-    config = next;
-    compute(); // first: the Worker computes while this thread updates the controls and the URL
-    controls?.update(config);
-    dock?.update(config);
-    markPreset();
-    publish({ computing: true });
-    return true;
-  }
-
-  /** A whole URL (the first load, back/forward): its notices replace the last URL's, or clear them. */
-  function setQuery(q) {
-    const { config: next, notices } = parseQuery(q, schema, { limits });
-    const panelNotices = urlStates().flatMap((u) => u.set(q));
-    const lines = [...notices, ...panelNotices].map(noticeText);
-    if (lines.length) notify(lines);
-    else if (noticeEl?.firstElementChild?.classList.contains('warning')) noticeEl.replaceChildren();
-    // Unchanged (the first load: its config was sent before the panels were mounted): the preset
-    // marks and the URL still follow it (the panels' settings may have changed).
-    if (!set(next, { base: defaults, force: !config })) {
-      markPreset();
-      publish();
-    }
-  }
+  await mountPanels(delivery, loading, panelCtx);
 
   // --- controls & presets ---
-  const idPrefix = uniquePrefix();
-  if (controlsEl) {
-    const { mountControls } = await controlsLoading;
-    controls = mountControls(controlsEl, {
-      schema,
-      limits,
-      idPrefix,
-      fields: controlFields,
-      onChange: (p) => set(p),
-    });
-  }
-  if (dockLoading) {
-    const { mountDock } = await dockLoading;
-    dock = mountDock(dockEl, {
-      schema,
-      limits,
-      idPrefix,
-      fields: controlFields,
-      settings: controlsEl,
-      onChange: (p) => set(p),
-    });
-    root.classList.toggle('has-dock', !!dock);
-  }
-  if (presetsEl) presetButtons = mountPresetButtons(presetsEl, { defaults, schema, limits, presetHref, set });
+  await mountControlUi(
+    ui,
+    loading,
+    { root, controls: controlsEl, dock: dockEl, presets: presetsEl },
+    { schema, limits, defaults, controlFields, presetHref, set },
+  );
 
-  mounted = true;
-  backlog.length = 0;
-  for (const fn of early.splice(0)) fn();
+  delivery.finish();
   setQuery(query);
 
   return {
     info,
     schema,
     get config() {
-      return { ...config };
+      return { ...st.config };
     },
     set,
     setQuery,
@@ -365,8 +420,8 @@ export async function createApp({
     destroy() {
       session.close();
       each('destroy');
-      controls?.destroy();
-      dock?.destroy();
+      ui.controls?.destroy();
+      ui.dock?.destroy();
       root.classList.remove('has-dock');
       announcer.destroy();
       engineNote?.remove();
