@@ -12,12 +12,15 @@ import { FLOOR, rampRgb, cssRgb, rgbaWord, weightColorTable } from '../../charts
 export const meta = PANEL_META.heatmap;
 
 export function mount(el, ctx = {}) {
-  let result = null,
-    cfg = null;
-  let image = null; // canvas side×side
-  let imgData = null;
-  let colors = null, // weightColorTable for the theme's non-finite colour
-    colorKey = '';
+  // The current result and settings, and the painted image with what it is painted from.
+  const state = {
+    result: null,
+    cfg: null,
+    image: null, // canvas side×side
+    imgData: null,
+    colors: null, // weightColorTable for the theme's non-finite colour
+    colorKey: '',
+  };
   const frame = panelFrame(el, {
     name: 'heatmap',
     title: 'Attention weights',
@@ -33,22 +36,61 @@ export function mount(el, ctx = {}) {
     ],
     exports: {
       png: () => [{ u: chart.u }, { u: bar.u, title: 'weight (log scale)' }],
-      csv: () => {
-        const rows = [];
-        if (result) {
-          const { side, block, data } = result.heatmap;
-          rows.push([
-            `# ${side}x${side} cells; each cell = largest weight of a ${block}x${block} block of the ${cfg.seqLen}x${cfg.seqLen} matrix; rows = queries`,
-          ]);
-          for (let i = 0; i < side; i++) rows.push(Array.from(data.subarray(i * side, (i + 1) * side)));
-        }
-        return { rows };
-      },
-      gif: () => ({ mount, schema: ctx.schema, client: ctx.client, cfg }),
+      csv: () => ({ rows: csvRows(state) }),
+      gif: () => ({ mount, schema: ctx.schema, client: ctx.client, cfg: state.cfg }),
     },
   });
 
-  const chart = createChart(frame.body, {
+  const chart = buildWeightChart(frame, state, ctx);
+  const bar = buildColourBar(frame);
+  const paint = () => paintWeights(state, chart);
+
+  return {
+    update(r, c) {
+      state.result = r;
+      state.cfg = c;
+      paint();
+      frame.setStats(r);
+      frame.caption.textContent = captionText(r, c);
+      // Same T: same axes, only the image changed.
+      if (chart.data[0][1] === c.seqLen) chart.redrawLayer();
+      else
+        chart.setData([
+          [0, c.seqLen],
+          [0, c.seqLen],
+        ]);
+      frame.setSummary(summaryText(r, c, ctx.schema));
+    },
+    // The full redraw reads the new theme's colours first; the image is then painted with them.
+    redraw: () => {
+      chart.redraw();
+      paint();
+      chart.redrawLayer();
+      bar.redraw();
+    },
+    destroy: () => {
+      chart.destroy();
+      bar.destroy();
+    },
+  };
+}
+
+// The heatmap's cells as a CSV matrix, headed by what a cell stands for.
+function csvRows({ result, cfg }) {
+  const rows = [];
+  if (result) {
+    const { side, block, data } = result.heatmap;
+    rows.push([
+      `# ${side}x${side} cells; each cell = largest weight of a ${block}x${block} block of the ${cfg.seqLen}x${cfg.seqLen} matrix; rows = queries`,
+    ]);
+    for (let i = 0; i < side; i++) rows.push(Array.from(data.subarray(i * side, (i + 1) * side)));
+  }
+  return rows;
+}
+
+// The weights' image in the plot area of a square chart whose axes give the query and key indices.
+function buildWeightChart(frame, state, ctx) {
+  return createChart(frame.body, {
     label: 'Heatmap of attention weights, queries down, keys across',
     layerOnly: true,
     aspect: (w) => w - 10, // square plot area (y axis 50 px wide, x axis 40 px tall)
@@ -57,8 +99,8 @@ export function mount(el, ctx = {}) {
     maxW: 560,
     makeOpts: () => ({
       scales: {
-        x: { time: false, range: () => [0, cfg?.seqLen ?? 1] },
-        y: { range: () => [0, cfg?.seqLen ?? 1], dir: -1 },
+        x: { time: false, range: () => [0, state.cfg?.seqLen ?? 1] },
+        y: { range: () => [0, state.cfg?.seqLen ?? 1], dir: -1 },
       },
       axes: [
         axis({ label: 'key index', side: 2, size: 40 }),
@@ -71,17 +113,20 @@ export function mount(el, ctx = {}) {
       [0, 1],
     ],
     onDraw: (u) => {
-      if (!image) return;
-      drawImageInPlot(u, image);
+      if (!state.image) return;
+      drawImageInPlot(u, state.image);
       ctx.onDrawn?.('heatmap');
     },
   });
+}
 
+// The colour scale under the heatmap: the weight ramp on a log axis from FLOOR to 1.
+function buildColourBar(frame) {
   const barCaption = document.createElement('p');
   barCaption.className = 'subchart';
   barCaption.textContent = 'Colour scale: weight, log scale';
   frame.body.append(barCaption);
-  const bar = createChart(frame.body, {
+  return createChart(frame.body, {
     label: 'Colour scale of the heatmap: weights from 0.0001 to 1 on a log scale',
     aspect: 0.1,
     minH: 56,
@@ -104,92 +149,74 @@ export function mount(el, ctx = {}) {
       [FLOOR, 1],
       [0, 1],
     ],
-    onDraw: (u) => {
-      const { ctx: c, bbox } = u;
-      const w = Math.max(1, Math.round(bbox.width));
-      const img = c.createImageData(w, 1);
-      for (let i = 0; i < w; i++) {
-        const [r, g, b] = rampRgb(i / (w - 1));
-        img.data.set([r, g, b, 255], i * 4);
-      }
-      const tmp = document.createElement('canvas');
-      tmp.width = w;
-      tmp.height = 1;
-      tmp.getContext('2d').putImageData(img, 0, 0);
-      c.save();
-      c.imageSmoothingEnabled = true;
-      c.drawImage(tmp, bbox.left, bbox.top, bbox.width, bbox.height);
-      c.restore();
-    },
+    onDraw: drawRamp,
   });
+}
 
-  function paint() {
-    if (!result) return;
-    const { side, data } = result.heatmap;
-    const pal = chart.palette();
-    const nonFin = cssRgb(pal.nonfinite);
-    const masked = cssRgb(pal.masked);
-    if (!image || image.width !== side) {
-      image = document.createElement('canvas');
-      image.width = side;
-      image.height = side;
-    }
-    const c = image.getContext('2d');
-    if (!imgData || imgData.width !== side) imgData = c.createImageData(side, side);
-    const key = `${nonFin}`;
-    if (colorKey !== key) {
-      colors = weightColorTable(nonFin);
-      colorKey = key;
-    }
-    const px = new Uint32Array(imgData.data.buffer);
-    const bits = new Uint32Array(data.buffer, data.byteOffset, data.length);
-    // Masked = above the diagonal under a causal mask (a whole block, when pooled). A weight that
-    // is 0 for any other reason (exp underflow) is just the smallest weight: the darkest colour.
-    const maskedWord = rgbaWord(masked);
-    for (let row = 0; row < side; row++) {
-      const from = row * side,
-        visible = cfg?.causal ? row + 1 : side;
-      for (let i = from; i < from + visible; i++) px[i] = colors[bits[i] >>> 16];
-      if (visible < side) px.fill(maskedWord, from + visible, from + side);
-    }
-    c.putImageData(imgData, 0, 0);
+function drawRamp(u) {
+  const { ctx: c, bbox } = u;
+  const w = Math.max(1, Math.round(bbox.width));
+  const img = c.createImageData(w, 1);
+  for (let i = 0; i < w; i++) {
+    const [r, g, b] = rampRgb(i / (w - 1));
+    img.data.set([r, g, b, 255], i * 4);
   }
+  const tmp = document.createElement('canvas');
+  tmp.width = w;
+  tmp.height = 1;
+  tmp.getContext('2d').putImageData(img, 0, 0);
+  c.save();
+  c.imageSmoothingEnabled = true;
+  c.drawImage(tmp, bbox.left, bbox.top, bbox.width, bbox.height);
+  c.restore();
+}
 
-  return {
-    update(r, c) {
-      result = r;
-      cfg = c;
-      paint();
-      frame.setStats(r);
-      const { side, block } = r.heatmap;
-      frame.caption.textContent =
-        block > 1
-          ? `T = ${c.seqLen} is shown as ${side}×${side} cells; each cell shows the largest weight of its ${block}×${block} block (a cell is non-finite if any weight in it is).`
-          : `All ${c.seqLen}×${c.seqLen} weights, one cell each.`;
-      // Same T: same axes, only the image changed.
-      if (chart.data[0][1] === c.seqLen) chart.redrawLayer();
-      else
-        chart.setData([
-          [0, c.seqLen],
-          [0, c.seqLen],
-        ]);
-      const bad = r.nonFinite?.weights ?? 0;
-      frame.setSummary(
-        `Attention weights, ${c.seqLen} × ${c.seqLen}, at d_k = ${c.dk} with scaling ${scaleLabel(c.scale, ctx.schema)}${c.causal ? ', causal mask' : ''}: ` +
-          `a row's largest weight averages ${fmt(r.maxWeight, 3)}; ${fmt(100 * r.saturatedFraction, 3)}% of rows put more than 0.99 on one key` +
-          (bad ? `; ${fmt(bad)} weights are NaN or infinite.` : '.'),
-      );
-    },
-    // The full redraw reads the new theme's colours first; the image is then painted with them.
-    redraw: () => {
-      chart.redraw();
-      paint();
-      chart.redrawLayer();
-      bar.redraw();
-    },
-    destroy: () => {
-      chart.destroy();
-      bar.destroy();
-    },
-  };
+// Paints the current result's cells into state.image in the colours of the chart's theme.
+function paintWeights(state, chart) {
+  if (!state.result) return;
+  const { side, data } = state.result.heatmap;
+  const pal = chart.palette();
+  const nonFin = cssRgb(pal.nonfinite);
+  const masked = cssRgb(pal.masked);
+  if (!state.image || state.image.width !== side) {
+    state.image = document.createElement('canvas');
+    state.image.width = side;
+    state.image.height = side;
+  }
+  const c = state.image.getContext('2d');
+  if (!state.imgData || state.imgData.width !== side) state.imgData = c.createImageData(side, side);
+  const key = `${nonFin}`;
+  if (state.colorKey !== key) {
+    state.colors = weightColorTable(nonFin);
+    state.colorKey = key;
+  }
+  const { colors } = state;
+  const px = new Uint32Array(state.imgData.data.buffer);
+  const bits = new Uint32Array(data.buffer, data.byteOffset, data.length);
+  // Masked = above the diagonal under a causal mask (a whole block, when pooled). A weight that
+  // is 0 for any other reason (exp underflow) is just the smallest weight: the darkest colour.
+  const maskedWord = rgbaWord(masked);
+  for (let row = 0; row < side; row++) {
+    const from = row * side,
+      visible = state.cfg?.causal ? row + 1 : side;
+    for (let i = from; i < from + visible; i++) px[i] = colors[bits[i] >>> 16];
+    if (visible < side) px.fill(maskedWord, from + visible, from + side);
+  }
+  c.putImageData(state.imgData, 0, 0);
+}
+
+function captionText(r, c) {
+  const { side, block } = r.heatmap;
+  return block > 1
+    ? `T = ${c.seqLen} is shown as ${side}×${side} cells; each cell shows the largest weight of its ${block}×${block} block (a cell is non-finite if any weight in it is).`
+    : `All ${c.seqLen}×${c.seqLen} weights, one cell each.`;
+}
+
+function summaryText(r, c, schema) {
+  const bad = r.nonFinite?.weights ?? 0;
+  return (
+    `Attention weights, ${c.seqLen} × ${c.seqLen}, at d_k = ${c.dk} with scaling ${scaleLabel(c.scale, schema)}${c.causal ? ', causal mask' : ''}: ` +
+    `a row's largest weight averages ${fmt(r.maxWeight, 3)}; ${fmt(100 * r.saturatedFraction, 3)}% of rows put more than 0.99 on one key` +
+    (bad ? `; ${fmt(bad)} weights are NaN or infinite.` : '.')
+  );
 }
