@@ -48,17 +48,10 @@ const METRICS = [
 const LN_T = Math.log(SCHEMES_SETUP.seqLen);
 
 export function mount(el, ctx = {}) {
-  const plan = studyPlan(ctx.schema);
-  let metric = METRICS[0];
-  const tasks = CONDITIONS.flatMap((cond) =>
-    plan.tasks.map((t) => ({
-      over: 'dk',
-      cfg: { seqLen: SCHEMES_SETUP.seqLen, seed: SCHEMES_SETUP.seed, ...cond.set, ...t.cfg },
-      xs: SCHEMES_SETUP.dks,
-      scales: t.scales,
-    })),
-  );
-  const point = (ci, s, dk) => study.get(ci * plan.tasks.length + s.task, s.key, dk);
+  // The statistic shown, one chart per sampling assumption, and the study that measures them.
+  const state = { plan: studyPlan(ctx.schema), metric: METRICS[0], charts: [], study: null };
+  const { plan } = state;
+  const point = (ci, s, dk) => state.study.get(ci * plan.tasks.length + s.task, s.key, dk);
 
   const frame = panelFrame(el, {
     name: 'schemes',
@@ -84,133 +77,32 @@ export function mount(el, ctx = {}) {
     ],
     exports: {
       png: () =>
-        charts.map((c, i) => ({ u: c.c.u, title: `${metric.label} vs d_k, ${CONDITIONS[i].title}` })),
-      csv: () => {
-        const rows = [
-          [
-            'assumption',
-            'scheme',
-            'dk',
-            'logitStd',
-            'logitMean',
-            'logitMax',
-            'entropy',
-            'maxWeight',
-            'normLogitStd',
-            'rawLogitStd',
-          ],
-        ];
-        CONDITIONS.forEach((cond, ci) =>
-          plan.curves.forEach((s) =>
-            SCHEMES_SETUP.dks.forEach((dk) => {
-              const p = point(ci, s, dk);
-              if (p)
-                rows.push([
-                  cond.id,
-                  s.id,
-                  dk,
-                  p.logitStd,
-                  p.logitMean,
-                  p.logitMax,
-                  p.entropy,
-                  p.maxWeight,
-                  p.normLogitStd,
-                  p.rawLogitStd,
-                ]);
-            }),
-          ),
-        );
-        return { rows };
-      },
+        state.charts.map((c, i) => ({
+          u: c.c.u,
+          title: `${state.metric.label} vs d_k, ${CONDITIONS[i].title}`,
+        })),
+      csv: () => ({ rows: csvRows(plan, point) }),
     },
   });
 
-  const buttons = METRICS.map((m) =>
-    h('button', {
-      type: 'button',
-      class: 'btn small',
-      'aria-pressed': String(m === metric),
-      text: m.label,
-      onclick: () => {
-        metric = m;
-        for (const b of buttons) b.setAttribute('aria-pressed', String(b === buttons[METRICS.indexOf(m)]));
-        rebuild();
-      },
-    }),
-  );
-  frame.body.append(
-    h(
-      'div',
-      { class: 'metric-switch', role: 'group', 'aria-label': 'Statistic shown' },
-      h('span', { text: 'Show:' }),
-      ...buttons,
-    ),
-  );
+  const draw = () => {
+    for (const c of state.charts) c.draw();
+  };
   const grid = h('div', { class: 'study-charts' });
+  const rebuild = () => {
+    rebuildCharts(grid, state, point, ctx);
+    draw();
+  };
+  frame.body.append(metricSwitch(state, rebuild));
   frame.body.append(grid);
 
-  let charts = [];
-  function rebuild() {
-    for (const c of charts) c.c.destroy();
-    grid.replaceChildren();
-    charts = CONDITIONS.map((cond, ci) => {
-      const cell = h('div', {}, h('h4', { class: 'subchart', text: cond.title }));
-      grid.append(cell);
-      const series = plan.curves.map((s) => ({ ...s, value: (dk) => point(ci, s, dk)?.[metric.field] }));
-      if (metric.id === 'entropy')
-        series.push({ label: 'ln T', color: 'theory', dash: [2, 3], width: 1.25, value: () => LN_T });
-      return studyChart(cell, {
-        label: `${metric.label} against d_k for seven scaling schemes, ${cond.title}`,
-        xLabel: 'd_k',
-        xs: SCHEMES_SETUP.dks,
-        yScale: metric.log ? { distr: 3, log: 10 } : { range: [0, LN_T * 1.05] },
-        yAxis: metric.log ? logYAxis(metric.label) : axis({ label: metric.label, size: 50 }),
-        series,
-        aspect: 0.8,
-        onDraw: () => {
-          if (study?.done) ctx.onDrawn?.('schemes');
-        },
-      });
-    });
-    draw();
-  }
-
-  function draw() {
-    for (const c of charts) c.draw();
-  }
-
-  function summarize() {
-    const at = (ci, id, f = 'logitStd') =>
-      point(
-        ci,
-        plan.curves.find((s) => s.id === id),
-        LAST,
-      )?.[f];
-    const stats = {
-      shiftedSqrt: at(1, 'sqrt'),
-      shiftedRms: at(1, 'rms'),
-      shiftedLayer: at(1, 'layer'),
-      shiftedRmsMean: at(1, 'rms', 'logitMean'),
-      shiftedLayerMean: at(1, 'layer', 'logitMean'),
-      correlatedLayer: at(2, 'layer'),
-      correlatedSqrtMax: at(2, 'sqrt', 'logitMax'),
-      correlatedLinearMax: at(2, 'linear', 'logitMax'),
-    };
-    frame.setStats({ schemes: stats });
-    frame.caption.textContent =
-      `At d_k = ${LAST}, mean 1 and std 2: σ of the logits ${fmt(stats.shiftedSqrt, 3)} with 1/√d_k alone, ` +
-      `${fmt(stats.shiftedRms, 3)} after RMS-norm, ${fmt(stats.shiftedLayer, 3)} after layer-norm; with correlation 0.5 the layer-normed σ is ` +
-      `${fmt(stats.correlatedLayer, 3)}, and the largest logit is ${fmt(stats.correlatedSqrtMax, 3)} with 1/√d_k against ${fmt(stats.correlatedLinearMax, 3)} with 1/d_k.`;
-    frame.setSummary(frame.caption.textContent);
-  }
-
-  const study = createStudy(el, frame, {
+  state.study = createStudy(el, frame, {
     ctx,
-    tasks,
+    tasks: studyTasks(plan),
     slot: 0,
     onPoints: draw,
     onDone: () => {
-      summarize();
+      summarize(frame, plan, point);
       draw();
     },
   });
@@ -218,11 +110,137 @@ export function mount(el, ctx = {}) {
 
   return {
     redraw: () => {
-      for (const c of charts) c.c.redraw();
+      for (const c of state.charts) c.c.redraw();
     },
     destroy: () => {
-      study.close();
-      for (const c of charts) c.c.destroy();
+      state.study.close();
+      for (const c of state.charts) c.c.destroy();
     },
   };
+}
+
+// Every task of the plan once per sampling assumption, over the study's d_k.
+function studyTasks(plan) {
+  return CONDITIONS.flatMap((cond) =>
+    plan.tasks.map((t) => ({
+      over: 'dk',
+      cfg: { seqLen: SCHEMES_SETUP.seqLen, seed: SCHEMES_SETUP.seed, ...cond.set, ...t.cfg },
+      xs: SCHEMES_SETUP.dks,
+      scales: t.scales,
+    })),
+  );
+}
+
+// One CSV row per assumption, scheme and d_k measured so far.
+function csvRows(plan, point) {
+  const rows = [
+    [
+      'assumption',
+      'scheme',
+      'dk',
+      'logitStd',
+      'logitMean',
+      'logitMax',
+      'entropy',
+      'maxWeight',
+      'normLogitStd',
+      'rawLogitStd',
+    ],
+  ];
+  CONDITIONS.forEach((cond, ci) =>
+    plan.curves.forEach((s) =>
+      SCHEMES_SETUP.dks.forEach((dk) => {
+        const p = point(ci, s, dk);
+        if (p)
+          rows.push([
+            cond.id,
+            s.id,
+            dk,
+            p.logitStd,
+            p.logitMean,
+            p.logitMax,
+            p.entropy,
+            p.maxWeight,
+            p.normLogitStd,
+            p.rawLogitStd,
+          ]);
+      }),
+    ),
+  );
+  return rows;
+}
+
+// The "Show:" buttons: picking a statistic marks its button pressed and rebuilds the charts.
+function metricSwitch(state, rebuild) {
+  const buttons = METRICS.map((m) =>
+    h('button', {
+      type: 'button',
+      class: 'btn small',
+      'aria-pressed': String(m === state.metric),
+      text: m.label,
+      onclick: () => {
+        state.metric = m;
+        for (const b of buttons) b.setAttribute('aria-pressed', String(b === buttons[METRICS.indexOf(m)]));
+        rebuild();
+      },
+    }),
+  );
+  return h(
+    'div',
+    { class: 'metric-switch', role: 'group', 'aria-label': 'Statistic shown' },
+    h('span', { text: 'Show:' }),
+    ...buttons,
+  );
+}
+
+// Replaces the charts in `grid` with one per assumption for the statistic now shown.
+function rebuildCharts(grid, state, point, ctx) {
+  const { metric, plan } = state;
+  for (const c of state.charts) c.c.destroy();
+  grid.replaceChildren();
+  state.charts = CONDITIONS.map((cond, ci) => {
+    const cell = h('div', {}, h('h4', { class: 'subchart', text: cond.title }));
+    grid.append(cell);
+    const series = plan.curves.map((s) => ({ ...s, value: (dk) => point(ci, s, dk)?.[metric.field] }));
+    if (metric.id === 'entropy')
+      series.push({ label: 'ln T', color: 'theory', dash: [2, 3], width: 1.25, value: () => LN_T });
+    return studyChart(cell, {
+      label: `${metric.label} against d_k for seven scaling schemes, ${cond.title}`,
+      xLabel: 'd_k',
+      xs: SCHEMES_SETUP.dks,
+      yScale: metric.log ? { distr: 3, log: 10 } : { range: [0, LN_T * 1.05] },
+      yAxis: metric.log ? logYAxis(metric.label) : axis({ label: metric.label, size: 50 }),
+      series,
+      aspect: 0.8,
+      onDraw: () => {
+        if (state.study?.done) ctx.onDrawn?.('schemes');
+      },
+    });
+  });
+}
+
+// Readouts, caption and summary from the largest d_k, once the study is done.
+function summarize(frame, plan, point) {
+  const at = (ci, id, f = 'logitStd') =>
+    point(
+      ci,
+      plan.curves.find((s) => s.id === id),
+      LAST,
+    )?.[f];
+  const stats = {
+    shiftedSqrt: at(1, 'sqrt'),
+    shiftedRms: at(1, 'rms'),
+    shiftedLayer: at(1, 'layer'),
+    shiftedRmsMean: at(1, 'rms', 'logitMean'),
+    shiftedLayerMean: at(1, 'layer', 'logitMean'),
+    correlatedLayer: at(2, 'layer'),
+    correlatedSqrtMax: at(2, 'sqrt', 'logitMax'),
+    correlatedLinearMax: at(2, 'linear', 'logitMax'),
+  };
+  frame.setStats({ schemes: stats });
+  frame.caption.textContent =
+    `At d_k = ${LAST}, mean 1 and std 2: σ of the logits ${fmt(stats.shiftedSqrt, 3)} with 1/√d_k alone, ` +
+    `${fmt(stats.shiftedRms, 3)} after RMS-norm, ${fmt(stats.shiftedLayer, 3)} after layer-norm; with correlation 0.5 the layer-normed σ is ` +
+    `${fmt(stats.correlatedLayer, 3)}, and the largest logit is ${fmt(stats.correlatedSqrtMax, 3)} with 1/√d_k against ${fmt(stats.correlatedLinearMax, 3)} with 1/d_k.`;
+  frame.setSummary(frame.caption.textContent);
 }
