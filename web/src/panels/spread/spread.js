@@ -50,9 +50,10 @@ const legendFor = (key) => [
 ];
 
 export function mount(el, ctx = {}) {
-  let result = null,
-    cfg = null;
-  let markers = [];
+  // The current result and settings, the vertical marks and x range drawn for them, and the
+  // scaling colour the legend shows.
+  const state = { result: null, cfg: null, markers: [], xRange: [0, 1], legendKey: 'sqrt' };
+  const currentKey = () => (state.cfg ? scaleColorKey(state.cfg.scale) : 'sqrt');
   const frame = panelFrame(el, {
     name: 'spread',
     title: 'Logit spread',
@@ -70,29 +71,53 @@ export function mount(el, ctx = {}) {
     exports: {
       png: () => [{ u: chart.u }],
       legend: () => legendFor(currentKey()),
-      csv: () => {
-        const rows = [['series', 'bin_low', 'bin_high', 'count']];
-        if (result) {
-          for (const [name, hst] of [
-            ['raw', result.rawHistogram],
-            ['scaled', result.histogram],
-          ]) {
-            for (let i = 0; i < hst.counts.length; i++)
-              rows.push([name, hst.edges[i], hst.edges[i + 1], hst.counts[i]]);
-          }
-        }
-        return { rows };
-      },
-      gif: () => ({ mount, schema: ctx.schema, client: ctx.client, cfg }),
+      csv: () => ({ rows: csvRows(state.result) }),
+      gif: () => ({ mount, schema: ctx.schema, client: ctx.client, cfg: state.cfg }),
     },
   });
+  const chart = buildSpreadChart(frame, state, currentKey, ctx);
 
-  const fill = (key) => (u) => alpha(u.pal[key], 0.28);
-  const chart = createChart(frame.body, {
+  function update(r, c) {
+    state.result = r;
+    state.cfg = c;
+    if (currentKey() !== state.legendKey) frame.setLegend(legendFor((state.legendKey = currentKey())));
+    const raw = r.rawHistogram,
+      sc = r.histogram;
+    const xs = [...new Set([...raw.edges, ...sc.edges].filter(Number.isFinite))].sort((a, b) => a - b);
+    const { markers, off, xRange } = placeMarkers(r, c, xs, currentKey());
+    state.markers = markers;
+    state.xRange = xRange;
+    const xsAll = [xRange[0], ...xs, xRange[1]];
+    chart.setData([xsAll, sample(raw.edges, raw.counts, xsAll), sample(sc.edges, sc.counts, xsAll)]);
+    frame.setStats(r);
+    describeSpread(frame, r, c, off, ctx.schema);
+  }
+
+  return { update, redraw: () => chart.redraw(), destroy: () => chart.destroy() };
+}
+
+// Both histograms' bins, raw then scaled.
+function csvRows(result) {
+  const rows = [['series', 'bin_low', 'bin_high', 'count']];
+  if (result) {
+    for (const [name, hst] of [
+      ['raw', result.rawHistogram],
+      ['scaled', result.histogram],
+    ]) {
+      for (let i = 0; i < hst.counts.length; i++)
+        rows.push([name, hst.edges[i], hst.edges[i + 1], hst.counts[i]]);
+    }
+  }
+  return rows;
+}
+
+// Raw and scaled densities as filled steps on one axis, with the marks of `state.markers`.
+function buildSpreadChart(frame, state, currentKey, ctx) {
+  return createChart(frame.body, {
     label: 'Histogram of raw and scaled attention logits',
     makeOpts: () => ({
       scales: {
-        x: { time: false, range: () => xRange },
+        x: { time: false, range: () => state.xRange },
         y: { range: (u, lo, hi) => [0, hi > 0 ? hi * 1.08 : 1] },
       },
       axes: [
@@ -104,7 +129,7 @@ export function mount(el, ctx = {}) {
         {
           label: 'raw',
           stroke: (u) => u.pal.raw,
-          fill: fill('raw'),
+          fill: (u) => alpha(u.pal.raw, 0.28),
           width: 1.5,
           paths: uPlot.paths.stepped({ align: 1 }),
           points: { show: false },
@@ -125,89 +150,80 @@ export function mount(el, ctx = {}) {
       [0, 0],
     ],
     onDraw: (u) => {
-      if (!result) return;
+      if (!state.result) return;
       let row = 0;
-      for (const m of markers)
-        if (
-          drawVLine(u, m.x, {
-            color: u.pal[m.color],
-            dash: m.dash,
-            label: m.label,
-            labelRow: m.label ? row++ % 3 : 0,
-          })
-        ) {
-          /* drawn */
-        }
+      for (const m of state.markers)
+        drawVLine(u, m.x, {
+          color: u.pal[m.color],
+          dash: m.dash,
+          label: m.label,
+          labelRow: m.label ? row++ % 3 : 0,
+        });
       ctx.onDrawn?.('spread');
     },
   });
-  let xRange = [0, 1];
-  const currentKey = () => (cfg ? scaleColorKey(cfg.scale) : 'sqrt');
+}
 
-  let legendKey = 'sqrt';
-  function update(r, c) {
-    result = r;
-    cfg = c;
-    if (currentKey() !== legendKey) frame.setLegend(legendFor((legendKey = currentKey())));
-    const raw = r.rawHistogram,
-      sc = r.histogram;
-    const xs = [...new Set([...raw.edges, ...sc.edges].filter(Number.isFinite))].sort((a, b) => a - b);
-    let lo = xs[0] ?? -1,
-      hi = xs[xs.length - 1] ?? 1;
-    const ext = Math.max(Math.abs(lo), Math.abs(hi), 1e-9);
-    const lf = r.largestFinite;
-    const lnMax = Number.isFinite(lf) && lf > 0 ? Math.log(lf) : NaN;
-    markers = [
-      { x: r.rawLogitMean - r.rawLogitStd, color: 'raw', dash: [5, 4] },
-      { x: r.rawLogitMean + r.rawLogitStd, color: 'raw', dash: [5, 4] },
-      { x: r.logitMean - r.logitStd, color: currentKey(), dash: [5, 4] },
-      { x: r.logitMean + r.logitStd, color: currentKey(), dash: [5, 4] },
-    ];
-    const extra = [];
-    if (Number.isFinite(lnMax))
-      extra.push({ x: lnMax, color: 'warn', dash: [3, 3], label: `ln(max) = ${fmt(lnMax, 3)}` });
-    if (Number.isFinite(lf)) {
-      extra.push({ x: lf, color: 'nonfinite', dash: [], label: `max ${fmt(lf, 3)}` });
-      extra.push({ x: -lf, color: 'nonfinite', dash: [], label: `−max` });
-    }
-    // The soft-cap's bounds: no logit fed to the softmax leaves (−c, c).
-    if (c.softcap > 0)
-      extra.push(
-        { x: c.softcap, color: 'theory', dash: [8, 3], label: `+c = ${fmt(c.softcap, 3)}` },
-        { x: -c.softcap, color: 'theory', dash: [8, 3], label: '−c' },
-      );
-    const off = [];
-    for (const m of extra) {
-      // Widen the view to show a threshold only when it sits near the data (≤ 1.5× its extent).
-      if (Math.abs(m.x) <= 1.5 * ext) {
-        lo = Math.min(lo, m.x);
-        hi = Math.max(hi, m.x);
-        markers.push(m);
-      } else off.push(m);
-    }
-    const pad = (hi - lo) * 0.03 || 1;
-    xRange = [lo - pad, hi + pad];
-    const xsAll = [xRange[0], ...xs, xRange[1]];
-    chart.setData([xsAll, sample(raw.edges, raw.counts, xsAll), sample(sc.edges, sc.counts, xsAll)]);
-    frame.setStats(r);
-    const offText = off
-      .filter((m) => m.label && m.x > 0)
-      .map((m) =>
-        m.color === 'warn'
-          ? `ln(max) = ${fmt(m.x, 3)}`
-          : m.color === 'theory'
-            ? `soft-cap c = ${fmt(m.x, 3)}`
-            : `largest finite = ${fmt(m.x, 3)}`,
-      );
-    frame.caption.textContent =
-      `Scaling ${scaleLabel(c.scale, ctx.schema)}, ${c.precision}, d_k = ${c.dk}, T = ${c.seqLen}. ` +
-      `Measured σ of the raw logits ${fmt(r.rawLogitStd, 3)} (theory ${fmt(r.rawLogitStdTheory, 3)}); after the scale ${fmt(r.logitStd, 3)}.` +
-      (offText.length ? ` Off the chart to the right: ${offText.join(', ')}.` : '');
-    frame.setSummary(
-      `Logit spread at d_k = ${c.dk}, T = ${c.seqLen}, ${c.precision}: σ of the raw logits ${fmt(r.rawLogitStd, 3)} ` +
-        `(theory ${fmt(r.rawLogitStdTheory, 3)}); after scaling ${scaleLabel(c.scale, ctx.schema)}, σ ${fmt(r.logitStd, 3)}, from ${fmt(r.logitMin, 3)} to ${fmt(r.logitMax, 3)}.`,
-    );
+/**
+ * The ±σ marks of both histograms, plus the thresholds (ln(max), ±largest finite, ±soft-cap) that sit
+ * near the data; the x range that holds the histogram edges `xs` and those marks; and the thresholds
+ * left off the chart (`off`).
+ */
+function placeMarkers(r, c, xs, key) {
+  let lo = xs[0] ?? -1,
+    hi = xs[xs.length - 1] ?? 1;
+  const ext = Math.max(Math.abs(lo), Math.abs(hi), 1e-9);
+  const lf = r.largestFinite;
+  const lnMax = Number.isFinite(lf) && lf > 0 ? Math.log(lf) : NaN;
+  const markers = [
+    { x: r.rawLogitMean - r.rawLogitStd, color: 'raw', dash: [5, 4] },
+    { x: r.rawLogitMean + r.rawLogitStd, color: 'raw', dash: [5, 4] },
+    { x: r.logitMean - r.logitStd, color: key, dash: [5, 4] },
+    { x: r.logitMean + r.logitStd, color: key, dash: [5, 4] },
+  ];
+  const extra = [];
+  if (Number.isFinite(lnMax))
+    extra.push({ x: lnMax, color: 'warn', dash: [3, 3], label: `ln(max) = ${fmt(lnMax, 3)}` });
+  if (Number.isFinite(lf)) {
+    extra.push({ x: lf, color: 'nonfinite', dash: [], label: `max ${fmt(lf, 3)}` });
+    extra.push({ x: -lf, color: 'nonfinite', dash: [], label: `−max` });
   }
+  // The soft-cap's bounds: no logit fed to the softmax leaves (−c, c).
+  if (c.softcap > 0)
+    extra.push(
+      { x: c.softcap, color: 'theory', dash: [8, 3], label: `+c = ${fmt(c.softcap, 3)}` },
+      { x: -c.softcap, color: 'theory', dash: [8, 3], label: '−c' },
+    );
+  const off = [];
+  for (const m of extra) {
+    // Widen the view to show a threshold only when it sits near the data (≤ 1.5× its extent).
+    if (Math.abs(m.x) <= 1.5 * ext) {
+      lo = Math.min(lo, m.x);
+      hi = Math.max(hi, m.x);
+      markers.push(m);
+    } else off.push(m);
+  }
+  const pad = (hi - lo) * 0.03 || 1;
+  return { markers, off, xRange: [lo - pad, hi + pad] };
+}
 
-  return { update, redraw: () => chart.redraw(), destroy: () => chart.destroy() };
+// Caption (naming the thresholds off the chart to the right) and summary.
+function describeSpread(frame, r, c, off, schema) {
+  const offText = off
+    .filter((m) => m.label && m.x > 0)
+    .map((m) =>
+      m.color === 'warn'
+        ? `ln(max) = ${fmt(m.x, 3)}`
+        : m.color === 'theory'
+          ? `soft-cap c = ${fmt(m.x, 3)}`
+          : `largest finite = ${fmt(m.x, 3)}`,
+    );
+  frame.caption.textContent =
+    `Scaling ${scaleLabel(c.scale, schema)}, ${c.precision}, d_k = ${c.dk}, T = ${c.seqLen}. ` +
+    `Measured σ of the raw logits ${fmt(r.rawLogitStd, 3)} (theory ${fmt(r.rawLogitStdTheory, 3)}); after the scale ${fmt(r.logitStd, 3)}.` +
+    (offText.length ? ` Off the chart to the right: ${offText.join(', ')}.` : '');
+  frame.setSummary(
+    `Logit spread at d_k = ${c.dk}, T = ${c.seqLen}, ${c.precision}: σ of the raw logits ${fmt(r.rawLogitStd, 3)} ` +
+      `(theory ${fmt(r.rawLogitStdTheory, 3)}); after scaling ${scaleLabel(c.scale, schema)}, σ ${fmt(r.logitStd, 3)}, from ${fmt(r.logitMin, 3)} to ${fmt(r.logitMax, 3)}.`,
+  );
 }
