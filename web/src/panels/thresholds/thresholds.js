@@ -44,9 +44,8 @@ function whyText(c, schema) {
 
 export function mount(el, ctx = {}) {
   const { rows, scales } = thresholdGrid(ctx.schema);
-  let cells = new Map();
-  let cfg = null;
-  let done = false;
+  // The run's settings, the cells measured so far (by keyOf) and whether the run has ended.
+  const state = { cfg: null, cells: new Map(), done: false };
   const frame = panelFrame(el, {
     name: 'thresholds',
     title: 'Where each format overflows',
@@ -54,6 +53,50 @@ export function mount(el, ctx = {}) {
       'For every number format, scaling and softmax with or without max subtraction: the smallest d_k at which a NaN or an infinity first appears, and the stage where it appears. Measured by the engine at the page’s T, seed and distribution.',
   });
 
+  const { wrap, tds } = buildTable(rows, scales, ctx.schema);
+  const whyTitle = h('h4', { class: 'subchart', text: 'Why, measured' });
+  const whyList = h('ul', { class: 'thresholds-why' });
+  frame.body.append(wrap, whyTitle, whyList);
+  const view = { el, frame, tds, whyList, rows, scales, ctx };
+  const render = () => renderThresholds(view, state);
+
+  // Until it comes into view (app.js: whenNear) the table says when it will be measured.
+  el.classList.add('is-stale');
+  render();
+
+  return {
+    update() {},
+    thresholdsReset(c) {
+      state.cfg = c;
+      state.cells = new Map();
+      state.done = false;
+      el.classList.add('is-stale');
+      render();
+    },
+    thresholdsCells(list) {
+      for (const c of list) state.cells.set(keyOf(c), c);
+      render();
+      ctx.onDrawn?.('thresholds');
+    },
+    thresholdsDone() {
+      state.done = true;
+      el.classList.remove('is-stale');
+      render();
+      ctx.onDrawn?.('thresholds');
+    },
+    thresholdsFailed(message) {
+      state.done = true;
+      el.classList.remove('is-stale');
+      render();
+      frame.gaps.textContent = message;
+    },
+    redraw() {},
+    destroy() {},
+  };
+}
+
+/** The empty table in its scrolling wrapper: one row per format and softmax, one cell per scaling (`tds`). */
+function buildTable(rows, scales, schema) {
   const tds = new Map();
   const table = h(
     'table',
@@ -69,7 +112,7 @@ export function mount(el, ctx = {}) {
         {},
         h('th', { scope: 'col', text: 'format' }),
         h('th', { scope: 'col', text: 'softmax' }),
-        scales.map((s) => h('th', { scope: 'col', text: `scale ${scaleLabel(s, ctx.schema)}` })),
+        scales.map((s) => h('th', { scope: 'col', text: `scale ${scaleLabel(s, schema)}` })),
         h('th', { scope: 'col', text: 'largest finite (ln of it)' }),
       ),
     ),
@@ -102,101 +145,75 @@ export function mount(el, ctx = {}) {
     },
     table,
   );
-  const whyTitle = h('h4', { class: 'subchart', text: 'Why, measured' });
-  const whyList = h('ul', { class: 'thresholds-why' });
-  frame.body.append(wrap, whyTitle, whyList);
+  return { wrap, tds };
+}
 
-  function render() {
-    for (const [key, td] of tds) {
-      const c = cells.get(key);
-      td.removeAttribute('data-dk');
-      td.removeAttribute('data-stage');
-      if (!c) {
-        td.textContent = done ? '—' : '…';
-        continue;
-      }
-      const { main, sub } = cellText(c);
-      td.replaceChildren(
-        h('strong', { text: main }),
-        ...(sub ? [h('span', { class: 'threshold-stage', text: ` ${sub}` })] : []),
-      );
-      td.dataset.dk = c.never ? 'never' : String(c.dk);
-      td.dataset.stage = c.never ? '' : c.stage;
-      td.title = c.never
-        ? `Every value finite at every power of two up to ${c.maxDk}`
-        : c.bisected
-          ? `d_k ${c.bracket[0]} finite and ${c.bracket[1]} not; bisection with single runs found ${c.dk} (d_k ${c.dk - 1} finite)`
-          : `Among the powers of two, the first that fails (none is tested between ${c.bracket[0]} and ${c.bracket[1]})`;
-    }
-    for (const r of rows) {
-      const c = cells.get(keyOf({ ...r, scale: scales[0] })); // a row's cells share the format's largest finite
-      const td = el.querySelector(
-        `[data-row="${r.precision}:${r.subtractMax ? 'sub' : 'nosub'}"] [data-largest-finite]`,
-      );
-      if (td && c) td.textContent = `${fmt(c.largestFinite)} (${fmt(Math.log(c.largestFinite))})`;
-    }
-    const failing = [...cells.values()].filter((c) => !c.never);
-    whyList.replaceChildren(...failing.map((c) => h('li', { text: whyText(c, ctx.schema) })));
-    const n = cells.size,
-      total = rows.length * scales.length;
-    const T = cfg?.seqLen;
-    frame.caption.textContent = cfg
-      ? `T = ${T}${ctx.config && ctx.config.seqLen > T ? ` (the page’s T = ${ctx.config.seqLen}, capped at ${THRESHOLDS_MAX_SEQ_LEN} here: ${total} sweeps to d_k 4096 are slow above it)` : ''}, ` +
-        `seed ${cfg.seed}, mean ${fmt(cfg.mean)}, std ${fmt(cfg.std)}, correlation ${fmt(cfg.correlation)}${cfg.causal ? ', causal' : ''}${cfg.saturate ? ', fp8 saturating' : ''}; ` +
-        'two-pass softmax. Powers of two are swept first; between the last finite one and the first that fails, single runs bisect to one d_k. ' +
-        'Bisection assumes one crossing: where a sampled power of two is finite again after a failure, the cell says so.'
-      : '';
-    frame.status.textContent = done
-      ? ''
-      : cfg
-        ? `Measuring: ${n} of ${total} cells…`
-        : 'Measured when this table comes into view.';
-    frame.setSummary(
-      failing.length || n
-        ? `Overflow thresholds (${n} of ${total} measured): ${[...cells.values()]
-            .filter((c) => c.scale === 'none' && !c.subtractMax)
-            .map(
-              (c) =>
-                `${c.precision} unscaled without max subtraction ${c.never ? 'never overflows' : `first fails at d_k ${c.dk} (${c.stage})`}`,
-            )
-            .join('; ')}.`
-        : cfg
-          ? 'Overflow thresholds: measuring.'
-          : 'Overflow thresholds: measured when this table comes into view.',
+// Everything measured so far: the cells, the largest finite per format, the reasons, caption, status, summary.
+function renderThresholds(view, state) {
+  const { el, frame, tds, whyList, rows, scales, ctx } = view;
+  const { cells, cfg, done } = state;
+  for (const [key, td] of tds) renderCell(td, cells.get(key), done);
+  for (const r of rows) {
+    const c = cells.get(keyOf({ ...r, scale: scales[0] })); // a row's cells share the format's largest finite
+    const td = el.querySelector(
+      `[data-row="${r.precision}:${r.subtractMax ? 'sub' : 'nosub'}"] [data-largest-finite]`,
     );
+    if (td && c) td.textContent = `${fmt(c.largestFinite)} (${fmt(Math.log(c.largestFinite))})`;
   }
+  const failing = [...cells.values()].filter((c) => !c.never);
+  whyList.replaceChildren(...failing.map((c) => h('li', { text: whyText(c, ctx.schema) })));
+  const n = cells.size,
+    total = rows.length * scales.length;
+  frame.caption.textContent = cfg ? captionText(cfg, ctx.config, total) : '';
+  frame.status.textContent = done
+    ? ''
+    : cfg
+      ? `Measuring: ${n} of ${total} cells…`
+      : 'Measured when this table comes into view.';
+  frame.setSummary(
+    failing.length || n
+      ? `Overflow thresholds (${n} of ${total} measured): ${[...cells.values()]
+          .filter((c) => c.scale === 'none' && !c.subtractMax)
+          .map(
+            (c) =>
+              `${c.precision} unscaled without max subtraction ${c.never ? 'never overflows' : `first fails at d_k ${c.dk} (${c.stage})`}`,
+          )
+          .join('; ')}.`
+      : cfg
+        ? 'Overflow thresholds: measuring.'
+        : 'Overflow thresholds: measured when this table comes into view.',
+  );
+}
 
-  // Until it comes into view (app.js: whenNear) the table says when it will be measured.
-  el.classList.add('is-stale');
-  render();
+// One table cell: its d_k and stage (text, data-dk, data-stage) and a title saying how it was found.
+function renderCell(td, c, done) {
+  td.removeAttribute('data-dk');
+  td.removeAttribute('data-stage');
+  if (!c) {
+    td.textContent = done ? '—' : '…';
+    return;
+  }
+  const { main, sub } = cellText(c);
+  td.replaceChildren(
+    h('strong', { text: main }),
+    ...(sub ? [h('span', { class: 'threshold-stage', text: ` ${sub}` })] : []),
+  );
+  td.dataset.dk = c.never ? 'never' : String(c.dk);
+  td.dataset.stage = c.never ? '' : c.stage;
+  td.title = c.never
+    ? `Every value finite at every power of two up to ${c.maxDk}`
+    : c.bisected
+      ? `d_k ${c.bracket[0]} finite and ${c.bracket[1]} not; bisection with single runs found ${c.dk} (d_k ${c.dk - 1} finite)`
+      : `Among the powers of two, the first that fails (none is tested between ${c.bracket[0]} and ${c.bracket[1]})`;
+}
 
-  return {
-    update() {},
-    thresholdsReset(c) {
-      cfg = c;
-      cells = new Map();
-      done = false;
-      el.classList.add('is-stale');
-      render();
-    },
-    thresholdsCells(list) {
-      for (const c of list) cells.set(keyOf(c), c);
-      render();
-      ctx.onDrawn?.('thresholds');
-    },
-    thresholdsDone() {
-      done = true;
-      el.classList.remove('is-stale');
-      render();
-      ctx.onDrawn?.('thresholds');
-    },
-    thresholdsFailed(message) {
-      done = true;
-      el.classList.remove('is-stale');
-      render();
-      frame.gaps.textContent = message;
-    },
-    redraw() {},
-    destroy() {},
-  };
+// The run's settings (`pageConfig`: the page's own, whose T may be above the cap) and the method.
+function captionText(cfg, pageConfig, total) {
+  const T = cfg.seqLen;
+  return (
+    `T = ${T}${pageConfig && pageConfig.seqLen > T ? ` (the page’s T = ${pageConfig.seqLen}, capped at ${THRESHOLDS_MAX_SEQ_LEN} here: ${total} sweeps to d_k 4096 are slow above it)` : ''}, ` +
+    `seed ${cfg.seed}, mean ${fmt(cfg.mean)}, std ${fmt(cfg.std)}, correlation ${fmt(cfg.correlation)}${cfg.causal ? ', causal' : ''}${cfg.saturate ? ', fp8 saturating' : ''}; ` +
+    'two-pass softmax. Powers of two are swept first; between the last finite one and the first that fails, single runs bisect to one d_k. ' +
+    'Bisection assumes one crossing: where a sampled power of two is finite again after a failure, the cell says so.'
+  );
 }
