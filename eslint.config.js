@@ -1,6 +1,7 @@
 // ESLint over every JS file of the repo (npm run lint). js.configs.recommended, plus the rules
 // that catch real bugs in this kind of code (loose equality, a value returned from a Promise
-// executor, a loop that cannot end or never loops, unused code); formatting is Prettier's job.
+// executor, a loop that cannot end or never loops, unused code), and at most 120 lines a function
+// in web/src (blank and comment lines not counted); formatting is Prettier's job.
 // Globals by where the code runs: the page (browser), the Workers (compute/, *-job.js), Node
 // (build scripts, configs, tests) and both (the engine's JS face).
 import js from '@eslint/js';
@@ -49,6 +50,11 @@ export default [
     },
   },
   { files: ['web/**/*.js'], languageOptions: { globals: { ...globals.browser } } },
+  // A function of the page fits one screen: longer ones are cut into named parts.
+  {
+    files: ['web/src/**/*.js'],
+    rules: { 'max-lines-per-function': ['error', { max: 120, skipBlankLines: true, skipComments: true }] },
+  },
   {
     files: ['web/src/engine/**/*.js', 'web/src/offline/engine.js'],
     languageOptions: { globals: { ...globals.browser, ...globals.node } },

@@ -19,7 +19,7 @@ import {
   copiesField,
   coerceCopies,
 } from '../../../web/src/state/train-state.js';
-import { FINDINGS_PRESETS, PRESET_PAGE_BASE, TRAIN_PRESETS } from '../../../web/src/state/presets.js';
+import { FINDINGS_PRESETS, PRESET_PAGE_BASE, TRAIN_PRESETS } from '../../../web/src/state/study-presets.js';
 
 const PAGE = { dk: 64, seqLen: 32, precision: 'fp32', saturate: false, scale: 'sqrt' };
 

@@ -1,7 +1,7 @@
 // The training panel's state, as pure functions (no DOM): the trainer's config derived from the
 // page's config and the panel's own settings, and the text summary of a run. Ranges and the copies
 // come from the engine's training schema (engine.trainSchema, owned by the C++); the one-click
-// comparisons are presets (state/presets.js).
+// comparisons are presets (state/study-presets.js).
 //
 // What comes from where:
 //   page config  → dk, seqLen (T), precision, saturate, and scale when it is a custom multiplier

@@ -2,7 +2,7 @@
 // every named scaling, QK-norm (RMS or layer norm of each q and k row) before 1/√d_k, and the
 // soft-cap of 50, each measured under three sampling assumptions (i.i.d.; mean 1 and std 2; the
 // same with correlation 0.5). One chart per assumption; the reader picks the statistic shown. The
-// study's setup and its schemes are data (state/presets.js: SCHEMES_STUDY); the scalings, the
+// study's setup and its schemes are data (state/study-presets.js: SCHEMES_STUDY); the scalings, the
 // engine's schema.
 import { panelFrame } from '../../charts/panel-frame.js';
 import { logYAxis, axis } from '../../charts/uplot-chart.js';
@@ -10,7 +10,7 @@ import { createStudy, studyChart } from '../../charts/study.js';
 import { h } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
 import { scalingsOf } from '../../state/choices.js';
-import { SCHEMES_STUDY } from '../../state/presets.js';
+import { SCHEMES_STUDY } from '../../state/study-presets.js';
 import { PANEL_META } from '../meta.js';
 
 export const meta = PANEL_META.schemes;

@@ -9,7 +9,7 @@ import {
   copiesOf,
   copyLabel,
 } from '../../state/train-state.js';
-import { FINDINGS_PRESETS, TRAIN_PRESETS } from '../../state/presets.js';
+import { FINDINGS_PRESETS, TRAIN_PRESETS } from '../../state/study-presets.js';
 
 const SETTING_UI = [
   {

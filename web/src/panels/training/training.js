@@ -32,7 +32,7 @@ import {
   settingsFromQuery,
   settingsToQuery,
 } from '../../state/train-state.js';
-import { PRESET_PAGE_BASE } from '../../state/presets.js';
+import { PRESET_PAGE_BASE } from '../../state/study-presets.js';
 import { PANEL_META } from '../meta.js';
 import { createTrainingControls, fromPageText } from './controls.js';
 import { createTrainingCharts, legendFor } from './charts.js';
