@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { watchErrors, waitForApp, test } from '../support/browser.js';
 import { useSite } from '../support/site.js';
 import { exportButton, gifOf, svgOf, framesDiffer, pixelsOf } from '../support/exports.js';
+import { PANEL_META } from '../../../web/src/panels/meta.js';
 
 const site = useSite();
 const NONE_COLOR = '#c2410c'; // --c-none in the light theme (panels.css)
@@ -132,8 +133,15 @@ describe('GIF and SVG downloads', () => {
       }),
     );
     const byName = Object.fromEntries(panels);
-    for (const name of ['spread', 'sigma', 'entropy', 'gradients', 'heatmap', 'precision'])
-      assert.equal(byName[name], 'PNG CSV SVG GIF', name);
+    const withGif = ['spread', 'sigma', 'entropy', 'gradients', 'heatmap', 'precision'];
+    // The meta table says the same (the Embed dialog's Markdown route reads it).
+    assert.deepEqual(
+      Object.values(PANEL_META)
+        .filter((m) => m.gif)
+        .map((m) => m.name),
+      withGif,
+    );
+    for (const name of withGif) assert.equal(byName[name], 'PNG CSV SVG GIF', name);
     for (const name of ['training', 'schemes', 'length']) assert.equal(byName[name], 'PNG CSV SVG', name);
     await page.close();
   });

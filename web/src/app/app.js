@@ -20,6 +20,7 @@ import {
   schemaDefaults,
   PAGE_LIMITS,
 } from '../state/state.js';
+import { sweepDks } from '../state/choices.js';
 import { PANELS } from '../panels/index.js';
 import { whenNear } from '../ui/when-near.js';
 import { h, uniquePrefix } from '../ui/dom.js';
@@ -30,7 +31,7 @@ import {
   panelSummary,
   createAnnouncer,
 } from './app-status.js';
-import { createBackgroundJobs, sweepDks } from './background-jobs.js';
+import { createBackgroundJobs } from './background-jobs.js';
 import { createErrorHandler } from './compute-errors.js';
 import { mountPresetButtons } from './preset-buttons.js';
 import { panelDelivery, mountPanels } from './panel-delivery.js';

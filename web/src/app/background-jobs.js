@@ -9,16 +9,6 @@ import { thresholdsConfig } from '../panels/meta.js';
 const SWEEP_OMIT = ['dk', 'scale'];
 const VARIANTS_OMIT = ['softmax', 'subtractMax'];
 
-/** Powers of two within the schema's d_k range: the sweep's x values. */
-export function sweepDks(schema) {
-  const f = schema.find((x) => x.name === 'dk');
-  const lo = f?.min ?? 1,
-    hi = f?.max ?? 4096;
-  const out = [];
-  for (let p = 1; p <= hi; p *= 2) if (p >= lo) out.push(p);
-  return out;
-}
-
 /**
  * createBackgroundJobs({ session, schema, dks, metas, each, counters }) → { due(), nearThresholds(),
  * flush(config) }. `metas`: the mounted panels' meta (which jobs they need); `each(method, …)`

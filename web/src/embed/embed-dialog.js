@@ -42,14 +42,8 @@ async function copyText(text, textarea) {
   }
 }
 
-/**
- * The picture a chart's buttons download, for the Markdown route: its GIF where the page's panel
- * has a GIF button (the charts that change with d_k), else its SVG.
- */
-function pictureOf(name) {
-  const buttons = document.querySelectorAll(`[data-panel="${name}"] .panel-actions button`);
-  return [...buttons].some((b) => /^GIF\b/.test(b.textContent)) ? 'gif' : 'svg';
-}
+/** The picture a chart downloads, for the Markdown route: its GIF where it has one, else its SVG. */
+const pictureOf = (name) => (PANELS[name]?.meta?.gif ? 'gif' : 'svg');
 
 /** A note's parts (embed-routes.js) as nodes: text, inline code, links that open in a new tab. */
 const noteNodes = (parts) =>

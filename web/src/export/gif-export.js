@@ -6,7 +6,8 @@
 // the status line says so and the frames are encoded on the page's thread, one per task.
 import { download } from '../ui/dom.js';
 import { startModuleWorker } from '../compute/worker-client.js';
-import { gifFrames, gifDks } from './gif-frames.js';
+import { gifFrames } from './gif-frames.js';
+import { sweepDks } from '../state/choices.js';
 
 const busy = new WeakSet();
 const WORKER_WAIT_MS = 10000;
@@ -132,7 +133,7 @@ export async function exportGif({ el, name, title, legend, exports }, button) {
   const label = button.textContent;
   let encoder = null;
   try {
-    const dks = gifDks((await source.client.ready).schema);
+    const dks = sweepDks((await source.client.ready).schema);
     const show = (k) => {
       button.textContent = `GIF ${k}/${dks.length}`;
       say(`${encoder?.note ?? ''}Making the GIF: ${k} of ${dks.length} frames encoded…`);

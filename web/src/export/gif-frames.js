@@ -12,16 +12,6 @@ const STAMP_FONT = '600 15px system-ui, sans-serif';
 const FRAME_MS = 700;
 const LAST_FRAME_MS = 2000;
 
-/** Powers of two within the schema's d_k range (the page's sweep uses the same). */
-export function gifDks(schema) {
-  const f = schema?.find?.((x) => x.name === 'dk');
-  const lo = f?.min ?? 1,
-    hi = f?.max ?? 4096;
-  const out = [];
-  for (let p = 1; p <= hi; p *= 2) if (p >= lo) out.push(p);
-  return out;
-}
-
 /** After the next frame's layout (or 100 ms, when no frame comes: a hidden page). */
 const afterLayout = () =>
   new Promise((resolve) => {

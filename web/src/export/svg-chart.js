@@ -4,7 +4,7 @@
 // onDraw, kept on the uPlot as `u.layer`) drawn into a recording context. The geometry of the
 // series is uPlot's: its path builders run again with a Path2D that records SVG path data.
 // Bands, time axes and rotated tick labels are not used by these charts and not drawn.
-import { PathRecorder, createSvgContext, tag, textAttrs, strokeAttrs, fillAttrs } from './svg-canvas.js';
+import { PathRecorder, createSvgContext, tag, esc, textAttrs, strokeAttrs, fillAttrs } from './svg-canvas.js';
 
 const round3 = (v) => Math.round(v * 1000) / 1000;
 
@@ -51,7 +51,7 @@ function axisSvg(u, i, px, out) {
         : { x: Math.round(left + width / 2), y: pos };
     const base = side === 2 ? 'top' : 'bottom';
     const t = textAttrs({ font: axis.labelFont[0], textAlign: 'center', textBaseline: base });
-    out.push(tag('text', { ...at, fill: color, ...t, class: 'axis-label' }, escText(label)));
+    out.push(tag('text', { ...at, fill: color, ...t, class: 'axis-label' }, esc(label)));
   }
   if (!space || !axis._splits) return;
   const splits = axis._splits;
@@ -86,7 +86,7 @@ function axisSvg(u, i, px, out) {
       .forEach((part, j) => {
         const x = ori === 0 ? offs[k] : finalPos;
         const y = (ori === 0 ? finalPos : offs[k]) + j * lineHeight;
-        out.push(tag('text', { x, y, fill: color, ...t, class: 'tick-label' }, escText(part)));
+        out.push(tag('text', { x, y, fill: color, ...t, class: 'tick-label' }, esc(part)));
       });
   });
   const lines = (filts, sideOf, pos0, len, w, stroke, dash, cls) => {
@@ -125,8 +125,6 @@ function axisSvg(u, i, px, out) {
       'grid',
     );
 }
-
-const escText = (s) => String(s).replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]);
 
 /** One drawn path of a series (or of its points): fill, then stroke, each clipped as uPlot clips. */
 function pathSvg(paths, style, clips, id, out) {

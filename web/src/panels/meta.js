@@ -1,6 +1,7 @@
 // What the app needs to know about each chart panel before its code is loaded: title, whether it
-// draws the d_k sweeps, which softmax variants it runs. Each panel module re-exports its entry as
-// `meta`, so this table is the one place these are written.
+// draws the d_k sweeps, which softmax variants it runs, whether it downloads as a GIF (the charts
+// that change with d_k: the Embed dialog's Markdown route names that file). Each panel module
+// re-exports its entry as `meta`, so this table is the one place these are written.
 
 // The precision panel's reference variants (run on the same inputs as the current setting).
 export const PRECISION_VARIANTS = Object.freeze([
@@ -26,15 +27,16 @@ export function thresholdsConfig(c) {
 }
 
 export const PANEL_META = Object.freeze({
-  spread: { name: 'spread', title: 'Logit spread' },
-  sigma: { name: 'sigma', title: 'σ of the logits vs d_k', sweep: true },
-  entropy: { name: 'entropy', title: 'Softmax entropy and saturation vs d_k', sweep: true },
-  gradients: { name: 'gradients', title: 'Gradient health', sweep: true },
-  heatmap: { name: 'heatmap', title: 'Attention weights' },
+  spread: { name: 'spread', title: 'Logit spread', gif: true },
+  sigma: { name: 'sigma', title: 'σ of the logits vs d_k', sweep: true, gif: true },
+  entropy: { name: 'entropy', title: 'Softmax entropy and saturation vs d_k', sweep: true, gif: true },
+  gradients: { name: 'gradients', title: 'Gradient health', sweep: true, gif: true },
+  heatmap: { name: 'heatmap', title: 'Attention weights', gif: true },
   precision: {
     name: 'precision',
     title: 'Precision: where values stop being finite',
     variants: PRECISION_VARIANTS.map((v) => v.set),
+    gif: true,
   },
   training: { name: 'training', title: 'Training side by side' },
   thresholds: { name: 'thresholds', title: 'Where each format overflows', thresholds: true },

@@ -12,7 +12,7 @@ const choicesOf = (schema, name) => schema?.find((f) => f.name === name)?.choice
 export const scalingsOf = (schema) => choicesOf(schema, 'scale');
 
 /** The number formats: { value, label, exponentBits, mantissaBits, largestFinite, hasInfinity, canSaturate }. */
-const formatsOf = (schema) => choicesOf(schema, 'precision');
+export const formatsOf = (schema) => choicesOf(schema, 'precision');
 
 /** The format named `precision`, or undefined. */
 export const formatOf = (schema, precision) => formatsOf(schema).find((f) => f.value === precision);
@@ -21,4 +21,14 @@ export const formatOf = (schema, precision) => formatsOf(schema).find((f) => f.v
 export function scaleLabel(scale, schema) {
   if (typeof scale === 'number') return `× ${fmt(scale)}`;
   return scalingsOf(schema).find((c) => c.value === scale)?.label ?? String(scale);
+}
+
+/** Powers of two within the schema's d_k range: the d_k sweep's x values and a GIF's steps. */
+export function sweepDks(schema) {
+  const f = schema.find((x) => x.name === 'dk');
+  const lo = f?.min ?? 1,
+    hi = f?.max ?? 4096;
+  const out = [];
+  for (let p = 1; p <= hi; p *= 2) if (p >= lo) out.push(p);
+  return out;
 }
