@@ -21,6 +21,7 @@ import { chromium } from 'playwright-core';
 // The same static server and Chromium flags as the e2e suite (and measure-budgets.mjs).
 import { startServer, repoRoot } from '../tests/e2e/support/serve-dist.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../tests/e2e/support/browser.js';
+import { CARD } from './lib/link-preview.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -34,12 +35,10 @@ const { values: opts } = parseArgs({
 });
 const MAX_BYTES = 250 * 1024;
 const PANEL = 'spread';
-const CARD = { width: 1200, height: 630, margin: 12 };
+const CARD_MARGIN = 12; // CSS px of the page around the pictured panel
 const out =
   opts.out ??
-  (opts.card
-    ? join(repoRoot, 'web', 'public', 'preview-card.png')
-    : join(repoRoot, 'docs', 'images', 'page.png'));
+  (opts.card ? join(repoRoot, 'web', 'public', CARD.file) : join(repoRoot, 'docs', 'images', 'page.png'));
 
 /** A page of dist/ at `scale` device pixels per CSS pixel, once the pictured panel has drawn the query. */
 async function openDrawn(browser, url, { width, height, scale }) {
@@ -113,12 +112,12 @@ async function readmeClip(page) {
  * Returns the device scale factor that makes it CARD.width device pixels wide, and the clip.
  */
 function cardClip(box) {
-  const width = box.width + 2 * CARD.margin;
+  const width = box.width + 2 * CARD_MARGIN;
   return {
     scale: CARD.width / width,
     clip: {
-      x: box.x - CARD.margin,
-      y: box.y - CARD.margin,
+      x: box.x - CARD_MARGIN,
+      y: box.y - CARD_MARGIN,
       width,
       height: (width * CARD.height) / CARD.width,
     },

@@ -9,11 +9,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEngine } from '../../../web/src/engine/engine.js';
+import { kebab } from '../../../web/src/embed/embed-snippets.js';
 
 const repoRoot = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 const read = (rel) => readFileSync(join(repoRoot, rel), 'utf8');
 const pkg = JSON.parse(read('package.json'));
-const kebab = (s) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 const sorted = (xs) => [...xs].sort();
 
 const INTEGRATIONS = 'web/integrations';

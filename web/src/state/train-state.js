@@ -211,7 +211,7 @@ export function trainerConfig(page, settings, trainSchema) {
       if (cfg.copies.length < max) cfg.copies.push({ name: 'custom', scale: page.scale });
       else
         notes.push(
-          `The trainer runs at most ${max} copies: the page's custom multiplier × ${fmt(page.scale)} is left out while all eight schemes are picked.`,
+          `The trainer runs at most ${max} copies: the page's custom multiplier × ${fmt(page.scale)} is left out while every copy is picked.`,
         );
     }
   }

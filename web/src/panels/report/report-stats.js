@@ -1,11 +1,11 @@
 // What the report's grid can colour its cells by, the sentence that sums a model up, and the CSV
 // of every head. Pure, no DOM. The number formats come from the engine's schema (the `precision`
 // field's choices, with their largest finite values).
+import { formatsOf, formatOf } from '../../state/choices.js';
 
 /** The schema's number formats, widest range first: the detail's precision table, the overflow statistics. */
 export function formatsByRange(schema) {
-  const formats = schema?.find((f) => f.name === 'precision')?.choices ?? [];
-  return [...formats].sort((a, b) => b.largestFinite - a.largestFinite);
+  return [...formatsOf(schema)].sort((a, b) => b.largestFinite - a.largestFinite);
 }
 
 /** ln of a format's largest finite value: exp(z) overflows above it (z the logit fed to exp). */
@@ -71,7 +71,7 @@ export function modelSentence(reports, options, schema) {
   if (n === 0) return '';
   const precisionField = schema?.find((f) => f.name === 'precision');
   const { precision = precisionField?.default, subtractMax = true } = options ?? {};
-  const fp16 = lnMax(precisionField.choices.find((f) => f.value === 'fp16'));
+  const fp16 = lnMax(formatOf(schema, 'fp16'));
   const layers = new Set(reports.map((r) => r.layer)).size;
   const halfSaturated = reports.filter((r) => r.saturatedFraction > 0.5).length;
   const ratios = reports.map((r) => r.rawLogitStd / r.iidRawLogitStd);
