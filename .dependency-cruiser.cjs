@@ -73,7 +73,10 @@ module.exports = {
       comment:
         'A chart draws what it is given: the shared chart helpers and every panel module (its chart) get their data from the app ' +
         '(mount context, update calls), never by reaching for the engine or the Workers themselves.',
-      from: { path: ['^web/src/charts/', '^web/src/panels/'], pathNot: '-job\\.js$' },
+      from: {
+        path: ['^web/src/charts/', '^web/src/panels/'],
+        pathNot: ['-job\\.js$', '^web/src/panels/jobs\\.js$'],
+      },
       to: { path: ['^web/src/engine/', '^web/src/compute/', '-job\\.js$'] },
     },
     {
@@ -104,13 +107,23 @@ module.exports = {
       name: 'compute-imports-no-page-code',
       severity: 'error',
       comment:
-        "compute/ runs in the Workers (and their client): it reaches a panel only through the panel's own Worker job (*-job.js), " +
-        'and never a module that touches the DOM, the state or the app.',
+        "compute/ runs in the Workers (and their client): it reaches the panels' jobs only through their registry " +
+        '(panels/jobs.js), and never a module that touches the DOM, the state or the app.',
       from: { path: '^web/src/compute/' },
       to: {
         path: ['^web/src/(ui|charts|state|app|embed|offline)/', '^web/src/panels/'],
-        pathNot: '-job\\.js$',
+        pathNot: '^web/src/panels/jobs\\.js$',
       },
+    },
+    {
+      name: 'the-plumbing-knows-panels-by-their-registry',
+      severity: 'error',
+      comment:
+        "compute/ and app/ loop over the panels' registries (panels/index.js for the page, panels/jobs.js for the Workers) and " +
+        "never import a panel's own module: adding a panel, with or without a job of its own, is its folder and a registry " +
+        'line, and changes nothing in the Workers, the engine client or the app.',
+      from: { path: ['^web/src/compute/', '^web/src/app/'] },
+      to: { path: '^web/src/panels/', pathNot: '^web/src/panels/(index|jobs)\\.js$' },
     },
     {
       name: 'worker-jobs-touch-no-dom',

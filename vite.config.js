@@ -153,6 +153,12 @@ const folderBuild = {
             { name: 'preload-helper', test: /vite[\\/]preload-helper/, priority: 3 },
             { name: 'dom', test: /[\\/]web[\\/]src[\\/]ui[\\/]dom\.js$/, priority: 2 },
             { name: 'format', test: /[\\/]web[\\/]src[\\/]ui[\\/]format\.js$/, priority: 2 },
+            // The panels' registry and their metas, which the app and each view import: one chunk.
+            {
+              name: 'panels',
+              test: /[\\/]web[\\/]src[\\/]panels[\\/](index|[^\\/]+[\\/]meta)\.js$/,
+              priority: 2,
+            },
             {
               name: 'charts',
               test: /[\\/]web[\\/]src[\\/]charts[\\/](uplot-chart|uplot-locale|panel-frame|export|sweep-store|weight-colors)\.js$|[\\/]node_modules[\\/]uplot[\\/]/,

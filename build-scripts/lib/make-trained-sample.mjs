@@ -2,7 +2,7 @@
 // training panel's fixed example after the panel's own default run, in Node with the wasm engine,
 // as web/public/samples/trained-sample.safetensors (Vite copies web/public/ into dist/, so it is
 // served as samples/trained-sample.safetensors next to index.html).
-// The run is the one the panel starts on the page as it opens: trainerConfig (state/train-state.js)
+// The run is the one the panel starts on the page as it opens: trainerConfig (panels/training/train-state.js)
 // of the page's default config and the panel's default settings (from the engine's training
 // schema), the three default copies, seed 1, DEFAULT_STOP_AT (500) steps, where Play pauses. The
 // file is deterministic; when its inputs (the wasm builds and the modules that make it) are
@@ -18,7 +18,7 @@ import {
   copiesOf,
   defaultSettings,
   trainerConfig,
-} from '../../web/src/state/train-state.js';
+} from '../../web/src/panels/training/train-state.js';
 import { qkFile } from '../../web/src/panels/training/qk-file.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

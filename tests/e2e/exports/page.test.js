@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { watchErrors, waitForApp, test } from '../support/browser.js';
 import { useSite } from '../support/site.js';
 import { exportButton, gifOf, svgOf, framesDiffer, pixelsOf } from '../support/exports.js';
-import { PANEL_META } from '../../../web/src/panels/meta.js';
+import { PANELS } from '../../../web/src/panels/index.js';
 
 const site = useSite();
 const NONE_COLOR = '#c2410c'; // --c-none in the light theme (panels.css)
@@ -136,9 +136,9 @@ describe('GIF and SVG downloads', () => {
     const withGif = ['spread', 'sigma', 'entropy', 'gradients', 'heatmap', 'precision'];
     // The meta table says the same (the Embed dialog's Markdown route reads it).
     assert.deepEqual(
-      Object.values(PANEL_META)
-        .filter((m) => m.gif)
-        .map((m) => m.name),
+      Object.values(PANELS)
+        .filter((p) => p.meta.gif)
+        .map((p) => p.meta.name),
       withGif,
     );
     for (const name of withGif) assert.equal(byName[name], 'PNG CSV SVG GIF', name);

@@ -7,7 +7,7 @@ import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { watchErrors, waitForApp, test } from '../support/browser.js';
-import { STEP_BUTTON_STEPS } from '../../../web/src/state/train-state.js';
+import { STEP_BUTTON_STEPS } from '../../../web/src/panels/training/train-state.js';
 import { readTensorFile } from '../../../web/src/tensors/read-tensors.js';
 import { pairHeads } from '../../../web/src/tensors/pair-heads.js';
 import { createEngine } from '../../../web/src/engine/engine.js';

@@ -9,7 +9,7 @@ import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { watchErrors, waitForApp, stat, test } from '../support/browser.js';
-import { STEP_BUTTON_STEPS } from '../../../web/src/state/train-state.js';
+import { STEP_BUTTON_STEPS } from '../../../web/src/panels/training/train-state.js';
 import { useSite, OUT } from '../support/site.js';
 
 const site = useSite();

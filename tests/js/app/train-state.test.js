@@ -1,4 +1,4 @@
-// The training panel's pure state (web/src/state/train-state.js) against the real engine: the clamps of
+// The training panel's pure state (web/src/panels/training/train-state.js) against the real engine: the clamps of
 // the page's values, the one-click comparisons (they must reproduce the numbers they quote, which
 // come from the training findings in docs/science.md), the 90 % rule and the text summary.
 import { test } from 'node:test';
@@ -18,7 +18,7 @@ import {
   settingsToQuery,
   copiesField,
   coerceCopies,
-} from '../../../web/src/state/train-state.js';
+} from '../../../web/src/panels/training/train-state.js';
 import { FINDINGS_PRESETS, PRESET_PAGE_BASE, TRAIN_PRESETS } from '../../../web/src/state/study-presets.js';
 
 const PAGE = { dk: 64, seqLen: 32, precision: 'fp32', saturate: false, scale: 'sqrt' };

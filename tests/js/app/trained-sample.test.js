@@ -13,7 +13,7 @@ import {
   copiesField,
   defaultSettings,
   trainerConfig,
-} from '../../../web/src/state/train-state.js';
+} from '../../../web/src/panels/training/train-state.js';
 import { bothEngines } from '../helpers.js';
 
 const SAMPLE = fileURLToPath(new URL('../../../dist/samples/trained-sample.safetensors', import.meta.url));

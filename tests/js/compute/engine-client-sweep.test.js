@@ -23,8 +23,8 @@ function setup() {
   );
   const seen = { points: [], done: 0 };
   const session = client.openSession({
-    onSweepPoints: (points, m) => seen.points.push([m.dk, m.estimate]),
-    onSweepDone: () => (seen.done += 1),
+    sweepPoints: (m) => seen.points.push([m.dk, m.estimate]),
+    sweepDone: () => (seen.done += 1),
   });
   return { fg, background, session, seen };
 }
@@ -38,6 +38,7 @@ function finish(w, session, from) {
     for (const dk of m.dks)
       w.answer({
         type: 'sweepPoints',
+        job: 'sweep',
         session,
         id: m.id,
         part: m.part,
@@ -47,7 +48,7 @@ function finish(w, session, from) {
         sentAt: 0,
         startedAt: 0,
       });
-    w.answer({ type: 'sweepDone', session, id: m.id, part: m.part });
+    w.answer({ type: 'sweepDone', job: 'sweep', session, id: m.id, part: m.part });
   }
   return tasks.length;
 }

@@ -31,7 +31,7 @@ import {
   panelSummary,
   createAnnouncer,
 } from './app-status.js';
-import { createBackgroundJobs } from './background-jobs.js';
+import { createBackgroundJobs, panelJobs } from './background-jobs.js';
 import { createErrorHandler } from './compute-errors.js';
 import { mountPresetButtons } from './preset-buttons.js';
 import { panelDelivery, mountPanels } from './panel-delivery.js';
@@ -101,14 +101,9 @@ function startLoading(panelEls, controlsEl, dockEl) {
  * a run's result means for the whole app: → { counters, publishCounters(), showForward(result, cfg,
  * updateMs), showRun(cfg) }. `st.lastGood` becomes the config of each whole result shown.
  */
-function runRecord(st, { root, schema, panels, announcer, onResult }) {
-  const counters = {
-    runRequests: 0,
-    runResults: 0,
-    sweepRequests: 0,
-    variantRequests: 0,
-    thresholdsRequests: 0,
-  };
+function runRecord(st, { root, schema, panels, jobs, announcer, onResult }) {
+  const counters = { runRequests: 0, runResults: 0, sweepRequests: 0 };
+  for (const { job } of jobs) counters[job.counter ?? `${job.kind}Requests`] = 0;
   const publishCounters = () => {
     for (const [k, v] of Object.entries(counters)) root.dataset[k] = String(v);
   };
@@ -187,9 +182,9 @@ function configChanges(st, ui, { schema, limits, defaults, noticeEl, panels, com
 /**
  * The compute session's handlers: a run's forward goes to the panels at once, then (once everything
  * is mounted) to `record.showForward`; its whole result to the gradient panel, then `record.showRun`
- * (runRecord's); the background jobs' answers to the panels.
+ * (runRecord's); the background jobs' answers to the panels (a panel's own job's to it: jobMessage).
  */
-function sessionHandlers(delivery, record, { root, flushBackground, onError }) {
+function sessionHandlers(delivery, record, { root, jobs, flushBackground, onError }) {
   const { each, whenMounted } = delivery;
   const { counters, showForward, showRun } = record;
   return {
@@ -212,16 +207,16 @@ function sessionHandlers(delivery, record, { root, flushBackground, onError }) {
       if (result.gradientsTiming) root.dataset.gradientsTiming = tripText(result.gradientsTiming);
       whenMounted(() => showRun(cfg));
     },
-    onSweepPoints(points, m) {
-      each('sweepPoints', points, { estimate: !!m.estimate });
+    sweepPoints(m) {
+      each('sweepPoints', m.points, { estimate: !!m.estimate });
       // When the sweep Worker started this job, after it was asked (the stale work before it).
       root.dataset.sweepTiming = `${m.sentAt.toFixed(1)},${m.startedAt.toFixed(1)}`;
     },
-    onSweepDone: () => each('sweepDone'),
-    onVariantPoint: (i, p) => each('variantPoint', i, p),
-    onVariantsDone: () => each('variantsDone'),
-    onThresholdsCells: (cells) => each('thresholdsCells', cells),
-    onThresholdsDone: () => each('thresholdsDone'),
+    sweepDone: () => each('sweepDone'),
+    onJob(m) {
+      const owner = jobs.find((j) => j.job.kind === m.job);
+      if (owner) delivery.one(owner.panel, 'jobMessage', m);
+    },
     onError: (m) => whenMounted(() => onError(m)),
   };
 }
@@ -231,18 +226,13 @@ function sessionHandlers(delivery, record, { root, flushBackground, onError }) {
  * (`record`, runRecord's), and the background jobs of the panels `wanted`: → { session, compute() }.
  * `compute()` sends the run of `st.config` and marks the background jobs due.
  */
-function openCompute(client, st, { root, schema, dks, wanted, delivery, record, onError }) {
+function openCompute(client, st, { root, schema, dks, wanted, jobs, delivery, record, onError }) {
   const { counters, publishCounters } = record;
-  const session = client.openSession(sessionHandlers(delivery, record, { root, flushBackground, onError }));
-
-  const background = createBackgroundJobs({
-    session,
-    schema,
-    dks,
-    metas: wanted.map(([name]) => PANELS[name].meta),
-    each: delivery.each,
-    counters,
-  });
+  const names = wanted.map(([name]) => name);
+  const session = client.openSession(
+    sessionHandlers(delivery, record, { root, jobs, flushBackground, onError }),
+  );
+  const background = createBackgroundJobs({ session, schema, dks, names, delivery, counters });
   function flushBackground() {
     if (background.flush(st.config)) publishCounters();
   }
@@ -252,15 +242,14 @@ function openCompute(client, st, { root, schema, dks, wanted, delivery, record, 
     background.due();
     publishCounters();
   }
-  // The thresholds table measures once it comes near the viewport (when-near.js), then follows
-  // the setting like the other panels.
-  const thresholdsEl = wanted.find(([name]) => PANELS[name].meta.thresholds)?.[1] ?? null;
-  if (thresholdsEl) {
-    whenNear(thresholdsEl, () => {
-      background.nearThresholds();
-      if (st.config) flushBackground();
-    });
-  }
+  // A job that starts near the viewport (the thresholds table's: when-near.js) measures from
+  // then on, and follows the setting like the others.
+  for (const [name, el] of wanted)
+    if (PANELS[name].meta.job?.startsNear)
+      whenNear(el, () => {
+        background.near(name);
+        if (st.config) flushBackground();
+      });
   return { session, compute };
 }
 
@@ -363,7 +352,8 @@ export async function createApp({
       if (st.config) publish();
     },
   });
-  const record = runRecord(st, { root, schema, panels, announcer, onResult });
+  const jobs = panelJobs(wanted.map(([name]) => name));
+  const record = runRecord(st, { root, schema, panels, jobs, announcer, onResult });
 
   // --- compute ---
   const onError = createErrorHandler({
@@ -371,7 +361,7 @@ export async function createApp({
     defaults,
     dks,
     showNotices: notify,
-    each,
+    delivery,
     set: (partial, opts) => set(partial, opts),
     config: () => st.config,
     lastGood: () => st.lastGood,
@@ -381,6 +371,7 @@ export async function createApp({
     schema,
     dks,
     wanted,
+    jobs,
     delivery,
     record,
     onError,

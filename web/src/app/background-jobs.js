@@ -1,28 +1,31 @@
-// The app's background requests: the d_k sweep, the softmax variants and the overflow thresholds
-// of the current setting. They are sent once the foreground result for the same change is on
-// screen, so they never compete with the answer to a slider move; each is sent again only when the
-// fields it depends on changed (a sweep ignores d_k and the scaling, the variants the softmax).
+// The app's background requests: the d_k sweep (for the panels whose meta says `sweep`) and each
+// mounted panel's own job (its meta's `job`: the precision panel's softmax variants, the overflow
+// thresholds; panels/index.js). They are sent once the foreground result for the same change is
+// on screen, so they never compete with the answer to a slider move; each is sent again only when
+// what it depends on changed (a sweep ignores d_k and the scaling; a job, what its request leaves
+// out).
 import { keyOf } from '../state/state.js';
 import { scalingsOf } from '../state/choices.js';
-import { thresholdsConfig } from '../panels/meta.js';
+import { PANELS } from '../panels/index.js';
 
 const SWEEP_OMIT = ['dk', 'scale'];
-const VARIANTS_OMIT = ['softmax', 'subtractMax'];
+
+/** The jobs of the mounted panels `names`: [{ panel, job }] (meta.js `job`). */
+export const panelJobs = (names) =>
+  names.filter((name) => PANELS[name]?.meta.job).map((name) => ({ panel: name, job: PANELS[name].meta.job }));
 
 /**
- * createBackgroundJobs({ session, schema, dks, metas, each, counters }) → { due(), nearThresholds(),
- * flush(config) }. `metas`: the mounted panels' meta (which jobs they need); `each(method, …)`
- * tells every panel; `counters` counts the requests sent.
+ * createBackgroundJobs({ session, schema, dks, names, delivery, counters }) → { due(), near(panel),
+ * flush(config) }. `names`: the mounted panels; `delivery` (panel-delivery.js) tells the panels:
+ * every panel of the sweep, the owner of a job its reset (jobReset(request)); `counters` counts
+ * the requests sent.
  */
-export function createBackgroundJobs({ session, schema, dks, metas, each, counters }) {
-  const wantsSweep = metas.some((m) => m.sweep);
+export function createBackgroundJobs({ session, schema, dks, names, delivery, counters }) {
+  const wantsSweep = names.some((name) => PANELS[name]?.meta.sweep);
   const scales = scalingsOf(schema).map((c) => c.value); // a sweep measures every named scaling
-  const variants = metas.map((m) => m.variants).find(Boolean) ?? null;
-  let lastSweepKey = null,
-    lastVariantsKey = null,
-    lastThresholdsKey = null;
+  const jobs = panelJobs(names).map((j) => ({ ...j, key: null, near: !j.job.startsNear }));
+  let lastSweepKey = null;
   let due = false;
-  let thresholdsNear = false;
 
   function sweep(config) {
     const k = keyOf(config, schema, SWEEP_OMIT);
@@ -30,26 +33,19 @@ export function createBackgroundJobs({ session, schema, dks, metas, each, counte
     lastSweepKey = k;
     const cfg = { ...config };
     for (const o of SWEEP_OMIT) delete cfg[o];
-    each('sweepReset', dks.length * scales.length, { seqLen: cfg.seqLen });
+    delivery.each('sweepReset', dks.length * scales.length, { seqLen: cfg.seqLen });
     session.sweep(cfg, dks, scales);
     counters.sweepRequests += 1;
   }
-  function runVariants(config) {
-    const k = keyOf(config, schema, VARIANTS_OMIT);
-    if (k === lastVariantsKey) return;
-    lastVariantsKey = k;
-    each('variantsReset');
-    session.variants(config, variants);
-    counters.variantRequests += 1;
-  }
-  function thresholds(config) {
-    const cfg = thresholdsConfig(config);
-    const k = JSON.stringify(cfg);
-    if (k === lastThresholdsKey) return;
-    lastThresholdsKey = k;
-    each('thresholdsReset', cfg);
-    session.thresholds(cfg, dks);
-    counters.thresholdsRequests += 1;
+  function panelJob(j, config) {
+    const request = j.job.request(config, { dks });
+    const k = JSON.stringify(request);
+    if (k === j.key) return;
+    j.key = k;
+    delivery.one(j.panel, 'jobReset', request);
+    session.job(j.job.kind, request, j.job.worker);
+    const counter = j.job.counter ?? `${j.job.kind}Requests`;
+    counters[counter] = (counters[counter] ?? 0) + 1;
   }
 
   return {
@@ -57,9 +53,9 @@ export function createBackgroundJobs({ session, schema, dks, metas, each, counte
     due() {
       due = true;
     },
-    /** The thresholds table came near the viewport: it measures from now on. */
-    nearThresholds() {
-      thresholdsNear = true;
+    /** The panel's job that starts near the viewport may go from now on. */
+    near(panel) {
+      for (const j of jobs) if (j.panel === panel) j.near = true;
       due = true;
     },
     /** Sends what is due (if the foreground Worker is free); false when nothing was due. */
@@ -67,8 +63,7 @@ export function createBackgroundJobs({ session, schema, dks, metas, each, counte
       if (!due || session.busy) return false;
       due = false;
       if (wantsSweep) sweep(config);
-      if (variants) runVariants(config);
-      if (thresholdsNear) thresholds(config);
+      for (const j of jobs) if (j.near) panelJob(j, config);
       return true;
     },
   };

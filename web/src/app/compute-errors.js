@@ -3,15 +3,25 @@
 // gives keeps the charts of the last setting that worked and says which setting failed; a failed
 // background job keeps the curves it had drawn.
 import { sameConfig } from '../state/state.js';
+import { PANELS } from '../panels/index.js';
 
 const MEMORY_WHY = 'needs more memory than this browser gives the engine';
 const size = (c) => `T = ${c.seqLen}, d_k = ${c.dk}`;
 
 /**
- * createErrorHandler({ schema, defaults, dks, showNotices, each, set, config(), lastGood() })
- * → onError(m), for the session's error messages.
+ * createErrorHandler({ schema, defaults, dks, showNotices, delivery, set, config(), lastGood() })
+ * → onError(m), for the session's error messages. A panel's job's failure goes to its panel
+ * (jobFailed(message)), named by the job's `title` (panels/index.js).
  */
-export function createErrorHandler({ schema, defaults, dks, showNotices, each, set, config, lastGood }) {
+export function createErrorHandler({ schema, defaults, dks, showNotices, delivery, set, config, lastGood }) {
+  const { each } = delivery;
+  const ownerOf = (kind) => Object.values(PANELS).find((p) => p.meta.job?.kind === kind)?.meta;
+  /** A failed job's owner is told (the sweep's panels, or the panel whose job it is). */
+  function tellPanels(kind, message) {
+    if (kind === 'sweep') each('sweepFailed', message);
+    const owner = ownerOf(kind);
+    if (owner) delivery.one(owner.name, 'jobFailed', message);
+  }
   function outOfMemory(m) {
     const current = config();
     if (m.kind === 'run' || m.kind === 'gradients') {
@@ -34,13 +44,14 @@ export function createErrorHandler({ schema, defaults, dks, showNotices, each, s
     const what =
       m.kind === 'sweep'
         ? `The d_k sweep at T = ${current.seqLen} (up to d_k = ${dks[dks.length - 1]})`
-        : m.kind === 'thresholds'
-          ? 'The overflow thresholds search'
-          : `The softmax variants at ${size(current)}`;
+        : `${ownerOf(m.kind)?.job.title ?? `The ${m.kind} computation`} at ${size(current)}`;
     showNotices([`${what} ${MEMORY_WHY}. The charts keep what was computed before.`], 'error');
-    if (m.kind === 'sweep')
-      each('sweepFailed', `${what} ${MEMORY_WHY}; the curves drawn are the last that could be computed.`);
-    if (m.kind === 'thresholds') each('thresholdsFailed', `${what} ${MEMORY_WHY}.`);
+    tellPanels(
+      m.kind,
+      m.kind === 'sweep'
+        ? `${what} ${MEMORY_WHY}; the curves drawn are the last that could be computed.`
+        : `${what} ${MEMORY_WHY}.`,
+    );
   }
 
   return function onError(m) {
@@ -59,8 +70,10 @@ export function createErrorHandler({ schema, defaults, dks, showNotices, each, s
     }
     if (m.kind !== 'run') {
       showNotices([`The ${m.kind} computation failed: ${m.message}`], 'error');
-      if (m.kind === 'sweep') each('sweepFailed', `The sweep stopped: ${m.message}`);
-      if (m.kind === 'thresholds') each('thresholdsFailed', `The thresholds search stopped: ${m.message}`);
+      tellPanels(
+        m.kind,
+        `${m.kind === 'sweep' ? 'The sweep' : (ownerOf(m.kind)?.job.title ?? 'It')} stopped: ${m.message}`,
+      );
       return;
     }
     // The engine is the final judge of a config. Reset the field it names (or everything).

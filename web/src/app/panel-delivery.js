@@ -8,7 +8,7 @@ const yieldToBrowser = () =>
 
 /**
  * What the Workers answer, on its way to the panels: { panels, each(method, ...args),
- * whenMounted(fn), add(name, panel), finish(), firstResultIn }.
+ * one(name, method, ...args), whenMounted(fn), add(name, panel), finish(), firstResultIn }.
  * The first run and the background jobs are sent before the panels are mounted, so the Workers
  * compute while this thread builds the charts. What they answer reaches the panels mounted so
  * far at once, and each panel mounted later gets it replayed (`backlog`); what concerns the whole
@@ -23,15 +23,21 @@ export function panelDelivery() {
   return {
     panels,
     firstResultIn: false,
+    /** To every panel. */
     each(method, ...args) {
-      if (!mounted) backlog.push([method, args]);
+      if (!mounted) backlog.push([null, method, args]);
       for (const p of panels.values()) p.api[method]?.(...args);
+    },
+    /** To the panel `name` only (what its own job answers). */
+    one(name, method, ...args) {
+      if (!mounted) backlog.push([name, method, args]);
+      panels.get(name)?.api[method]?.(...args);
     },
     whenMounted: (fn) => (mounted ? fn() : early.push(fn)),
     /** A panel just mounted: it gets what the panels before it were given. */
     add(name, panel) {
       panels.set(name, panel);
-      for (const [method, args] of backlog) panel.api[method]?.(...args);
+      for (const [to, method, args] of backlog) if (to === null || to === name) panel.api[method]?.(...args);
     },
     /** Everything is in place: the work for the whole app that waited is done, in order. */
     finish() {

@@ -37,7 +37,7 @@ export function createStudy(el, frame, { ctx, tasks, slot = 0, onPoints = () => 
   const session = onPage
     ? null
     : ctx.client?.openSession({
-        onStudyPoint(m) {
+        studyPoint(m) {
           const map = byTask[m.task];
           if (!map) return;
           if (m.point) map.set(`|${m.x}`, m.point);
@@ -46,7 +46,7 @@ export function createStudy(el, frame, { ctx, tasks, slot = 0, onPoints = () => 
           progress();
           onPoints();
         },
-        onStudyDone() {
+        studyDone() {
           done = true;
           progress();
           onDone();
@@ -61,7 +61,7 @@ export function createStudy(el, frame, { ctx, tasks, slot = 0, onPoints = () => 
     ? whenNear(el, () => {
         started = true;
         progress();
-        session.study(tasks, slot);
+        session.job('study', { tasks }, { pool: slot });
       })
     : () => {};
   if (!session)

@@ -49,52 +49,7 @@ function readyOf(worker) {
   });
 }
 
-/**
- * openTraining's session: { id, send(op, payload) → id, close(), fail, receive }. Replies ('train'
- * messages, see worker.js) and errors of kind 'train' come back in request order.
- */
-function trainingSession(id, handlers, { worker, openWorker, forget }) {
-  let seq = 0;
-  const h = { onMessage() {}, onError() {}, ...handlers };
-  return {
-    id,
-    send(op, payload = {}) {
-      const mid = ++seq;
-      openWorker().postMessage({ type: 'train', session: id, id: mid, op, ...payload });
-      return mid;
-    },
-    close() {
-      worker()?.postMessage({ type: 'close', session: id });
-      forget(id);
-    },
-    fail(kind, message) {
-      if (kind === 'train') h.onError({ type: 'error', session: id, id: 0, kind, name: 'Error', message });
-    },
-    receive(m) {
-      if (m.type === 'train') h.onMessage(m);
-      else if (m.type === 'error' && m.kind === 'train') h.onError(m);
-    },
-  };
-}
-
-const NO_HANDLERS = {
-  onRun() {},
-  onRunGradients() {},
-  onSweepPoints() {},
-  onSweepDone() {},
-  onVariantPoint() {},
-  onVariantsDone() {},
-  onThresholdsCells() {},
-  onThresholdsDone() {},
-  onStudyPoint() {},
-  onStudyDone() {},
-  onReportHead() {},
-  onReportLayerDone() {},
-  onReportDetail() {},
-  onReportPrecision() {},
-  onReportDetailDone() {},
-  onError() {},
-};
+const NO_RUN_HANDLERS = { onRun() {}, onRunGradients() {}, onError() {} };
 
 /**
  * The runs of session state `s` (one in flight, the newest request waiting): { run(cfg), busy,
@@ -172,26 +127,6 @@ function runQueue(s) {
   };
 }
 
-/** A background job's messages, by type: delivered while the job is the session's latest of its kind. */
-function jobMessages(s) {
-  const { h, jobIds } = s;
-  return {
-    sweepPoints: (m) => m.id === jobIds.sweep && h.onSweepPoints(m.points, m),
-    sweepDone: (m) => m.id === jobIds.sweep && s.dispatch.done(m.part) && h.onSweepDone(m.id),
-    variantPoint: (m) => m.id === jobIds.variants && h.onVariantPoint(m.index, m.point, m.id),
-    variantsDone: (m) => m.id === jobIds.variants && h.onVariantsDone(m.id),
-    thresholdsCells: (m) => m.id === jobIds.thresholds && h.onThresholdsCells(m.cells, m.id),
-    thresholdsDone: (m) => m.id === jobIds.thresholds && h.onThresholdsDone(m.id),
-    studyPoint: (m) => m.id === jobIds.study && h.onStudyPoint(m),
-    studyDone: (m) => m.id === jobIds.study && h.onStudyDone(m.id),
-    reportHead: (m) => m.id === jobIds.report && h.onReportHead(m),
-    reportLayerDone: (m) => m.id === jobIds.report && h.onReportLayerDone(m),
-    reportDetail: (m) => m.id === jobIds.reportDetail && h.onReportDetail(m),
-    reportPrecision: (m) => m.id === jobIds.reportDetail && h.onReportPrecision(m),
-    reportDetailDone: (m) => m.id === jobIds.reportDetail && h.onReportDetailDone(m),
-  };
-}
-
 /**
  * Sends sweep job `jid` of session state `s` to its Workers: every sweep Worker, then the
  * foreground one (slot pool.size) when it is a Worker of its own; one alone when the engine runs on
@@ -228,121 +163,132 @@ function dispatchSweep(s, jid, cfg, dks, scales) {
   });
 }
 
-/** openSession's session: runs on the foreground Worker (coalesced), background jobs on the pool. */
-function computeSession(id, handlers, { fg, pool, hasBackground, forget }) {
-  const h = { ...NO_HANDLERS, ...handlers };
-  const s = {
-    id,
-    fg,
-    pool,
-    hasBackground,
-    h,
-    seq: 0, // the last id given to a run or a job
-    jobIds: { sweep: 0, variants: 0, thresholds: 0, study: 0, report: 0, reportDetail: 0 },
-    dispatch: null, // the current sweep's tasks (sweep-dispatch.js)
+/**
+ * Where a job's message goes: 'foreground'; 'background' (the pool's first Worker); 'variants' (its
+ * last); { pool: n } (the pool's Worker n, modulo its size); { slot: n }: one of `slots` Workers
+ * that compute, slot 0 the foreground one (a job spread over every Worker, as a model report's
+ * layers). A session of its own Worker sends everything there.
+ */
+function poster(s) {
+  const { fg, pool, own } = s;
+  const slots = () => (s.hasBackground ? 1 + pool.size : 1);
+  return {
+    slots,
+    post(m, where) {
+      if (own) own().postMessage(m);
+      else if (where === 'foreground') fg.postMessage(m);
+      else if (where === 'background') pool.background(m);
+      else if (where === 'variants') pool.variants(m);
+      else if (where?.pool !== undefined) pool.study(m, where.pool);
+      else if (where?.slot % slots() === 0) fg.postMessage(m);
+      else pool.study(m, (where.slot % slots()) - 1);
+    },
+    /** To every Worker the session may have used. */
+    broadcast(m) {
+      if (own) own().postMessage(m);
+      else {
+        fg.postMessage(m);
+        if (s.hasBackground) pool.broadcast(m);
+      }
+    },
   };
-  const { jobIds } = s;
+}
+
+/**
+ * openSession's session. Runs go to the foreground Worker (coalesced); jobs where their request
+ * says (poster). A job's messages are given to the handler named by their type (handlers.sweepPoints,
+ * handlers.reportHead, …), or else to handlers.onJob, while it is the session's latest of its kind;
+ * an ordered kind's (request()) always, in order.
+ */
+function computeSession(id, handlers, env) {
+  const h = { ...NO_RUN_HANDLERS, ...handlers };
+  const s = { id, h, seq: 0, dispatch: null, ...env }; // seq: the last id given to a run or a job
+  const jobIds = {}; // kind → the id of the session's latest job of that kind
+  const requested = new Set(); // the ordered kinds the session sent requests of
   const runs = runQueue(s);
+  const to = poster(s);
   let failedJob = 0;
   /** A background job's error: once per job (each part of a sweep may report the same failure). */
   function receiveJobError(m) {
-    if (m.id === jobIds[m.kind] && failedJob !== m.id) {
+    if (requested.has(m.kind)) h.onError(m);
+    else if (m.id === jobIds[m.kind] && failedJob !== m.id) {
       failedJob = m.id;
       h.onError(m);
     }
   }
-  const JOB_MESSAGES = jobMessages(s);
-  // A model report's layers go to every Worker that computes: slot 0 the foreground one, the
-  // others the pool's (worker.js 'report'); without background Workers, all to the one Worker.
-  const reportSlots = () => (hasBackground ? 1 + pool.size : 1);
-  const postReport = (m, slot) => {
-    if (slot % reportSlots() === 0) fg.postMessage(m);
-    else pool.study(m, (slot % reportSlots()) - 1);
-  };
-  /** A new background job of `kind`: the session's latest (its id wins over the older ones). */
-  const newJob = (kind) => (jobIds[kind] = ++s.seq);
-
-  return {
+  function receiveJobMessage(m) {
+    if (!requested.has(m.job) && m.id !== jobIds[m.job]) return;
+    if (m.type === 'sweepDone' && !s.dispatch.done(m.part)) return;
+    (h[m.type] ?? h.onJob)?.(m);
+  }
+  const session = {
     id,
-    /** Request a run; coalesced (latest wins) while one is in flight. */
     run: runs.run,
     /** A run is computing or waiting to be sent. */
     get busy() {
       return runs.busy;
+    },
+    /** How many Workers a job's parts can be spread over ({ slot } requests). */
+    get slots() {
+      return to.slots();
     },
     /**
      * The sweep of `cfg` over `dks` for each of `scales`: at large T an estimate of every point
      * first (its sweepPoints carry `estimate: true`), then the exact points; latest wins.
      */
     sweep(cfg, dks, scales) {
-      if (s.dispatch?.left) this.cancel('sweep'); // its tasks may sit on other Workers than the new ones
-      const jid = newJob('sweep');
+      if (s.dispatch?.left) session.cancel('sweep'); // its tasks may sit on other Workers than the new ones
+      const jid = (jobIds.sweep = ++s.seq);
       s.dispatch = dispatchSweep(s, jid, cfg, dks, scales);
       return jid;
     },
-    variants(cfg, variants) {
-      const jid = newJob('variants');
-      pool.variants({ type: 'variants', session: id, id: jid, cfg, variants });
+    /** A new job of `kind` (its parts: post()), the session's latest: older ones stop everywhere. */
+    start(kind) {
+      if (jobIds[kind] > 0) session.cancel(kind);
+      return (jobIds[kind] = ++s.seq);
+    },
+    /** A message of the session's latest job of `kind` (a part of it) to the Worker `where` says. */
+    post(kind, payload, where) {
+      to.post({ ...payload, type: kind, session: id, id: jobIds[kind] }, where);
+    },
+    /** A new job of `kind` in one message; latest wins. → its id. */
+    job(kind, payload, where) {
+      const jid = (jobIds[kind] = ++s.seq);
+      session.post(kind, payload, where);
       return jid;
     },
-    /** The overflow thresholds (worker.js 'thresholds'), on a background Worker. */
-    thresholds(cfg, dks) {
-      const jid = newJob('thresholds');
-      pool.background({ type: 'thresholds', session: id, id: jid, cfg, dks: Array.from(dks) });
-      return jid;
+    /** A request of an ordered kind: every reply is delivered, in order. → its id. */
+    request(kind, payload, where) {
+      requested.add(kind);
+      const rid = ++s.seq;
+      to.post({ ...payload, type: kind, session: id, id: rid }, where);
+      return rid;
     },
-    /** A fixed list of measurements (worker.js 'study'), on background Worker `slot`; latest wins. */
-    study(tasks, slot = 0) {
-      const jid = newJob('study');
-      pool.study({ type: 'study', session: id, id: jid, tasks }, slot);
-      return jid;
-    },
-    /** A new model report: its layers (reportLayer) replace the session's earlier ones. */
-    reportStart() {
-      this.reportCancel();
-      return newJob('report');
-    },
-    /** How many Workers a report's layers can be spread over. */
-    get reportSlots() {
-      return reportSlots();
-    },
-    /** One layer of the current report on Worker `slot` (see worker.js 'report'). */
-    reportLayer(layer, slot = 0) {
-      postReport({ type: 'report', session: id, id: jobIds.report, ...layer }, slot);
-    },
-    /** One head in full (worker.js 'reportDetail'), on the foreground Worker; latest wins. */
-    reportDetail(head) {
-      const jid = newJob('reportDetail');
-      fg.postMessage({ type: 'reportDetail', session: id, id: jid, ...head });
-      return jid;
-    },
-    /** Stops the report's layers on every Worker. */
-    reportCancel() {
-      jobIds.report = -1;
-      fg.postMessage({ type: 'cancel', session: id, kind: 'report' });
-      if (hasBackground) pool.broadcast({ type: 'cancel', session: id, kind: 'report' });
+    /** Every Worker of the session loads these job kinds' code now (worker.js 'prepare'). */
+    prepare(kinds) {
+      to.broadcast({ type: 'prepare', session: id, kinds });
     },
     cancel(kind) {
       jobIds[kind] = -1;
-      pool.broadcast({ type: 'cancel', session: id, kind });
-      if (kind === 'sweep' && hasBackground) fg.postMessage({ type: 'cancel', session: id, kind });
+      to.broadcast({ type: 'cancel', session: id, kind });
     },
     close() {
-      fg.postMessage({ type: 'close', session: id });
-      if (hasBackground) pool.broadcast({ type: 'close', session: id });
-      forget(id);
+      to.broadcast({ type: 'close', session: id });
+      s.forget(id);
     },
     fail(kind, message) {
-      h.onError({ type: 'error', session: id, kind, name: 'Error', message });
+      if (s.own && !requested.has(kind)) return;
+      h.onError({ type: 'error', session: id, id: 0, kind, name: 'Error', message });
     },
     receive(m) {
       if (m.type === 'runGradients' || (m.type === 'error' && m.kind === 'gradients'))
         runs.receiveGradients(m);
       else if (m.type === 'error' && m.kind !== 'run') receiveJobError(m);
       else if (m.type === 'run' || m.type === 'error') runs.receiveRun(m);
-      else if (Object.hasOwn(JOB_MESSAGES, m.type)) JOB_MESSAGES[m.type](m);
+      else if (m.job) receiveJobMessage(m);
     },
   };
+  return session;
 }
 
 /**
@@ -381,22 +327,23 @@ export function createEngineClient(fg, createBackground = null, { sweepWorkers =
     );
   };
 
-  // Training (the training panel) gets a third Worker of its own, started on first use: its
-  // chunks of steps then never delay a slider's answer or a sweep. Without a Worker factory it
-  // shares the foreground Worker (which serves runs first, then one training request at a time).
-  let trainWorker = null;
-  function trainingWorker() {
-    if (trainWorker) return trainWorker;
-    trainWorker = createBackground ? createBackground() : fg;
-    if (trainWorker !== fg) {
-      trainWorker.addEventListener('message', route);
+  // A session may ask for a Worker of its own (the training panel's, a third Worker started on
+  // first use, shared by every such session): its steps then never delay a slider's answer or a
+  // sweep. Without a Worker factory it shares the foreground Worker (which serves runs first,
+  // then one ordered request at a time).
+  let ownWorker = null;
+  function openOwnWorker() {
+    if (ownWorker) return ownWorker;
+    ownWorker = createBackground ? createBackground() : fg;
+    if (ownWorker !== fg) {
+      ownWorker.addEventListener('message', route);
       const fail = (message) => failAll('train', message);
-      trainWorker.addEventListener('error', (e) => fail(e.message || 'the training worker failed'));
-      trainWorker.addEventListener('message', (e) => {
+      ownWorker.addEventListener('error', (e) => fail(e.message || 'a compute worker failed'));
+      ownWorker.addEventListener('message', (e) => {
         if (e.data?.type === 'fatal') fail(e.data.message);
       });
     }
-    return trainWorker;
+    return ownWorker;
   }
 
   const forget = (id) => sessions.delete(id);
@@ -406,22 +353,28 @@ export function createEngineClient(fg, createBackground = null, { sweepWorkers =
     sessions.set(session.id, session);
     return session;
   }
-  /** openTraining({ onMessage(m), onError(m) }) → { send(op, payload) → id, close() }. */
-  const openTraining = (handlers = {}) =>
+  /**
+   * openSession(handlers, { ownWorker }) → a session (computeSession). handlers: onRun,
+   * onRunGradients, onError, and one per message type of the jobs it starts (or onJob for all).
+   */
+  const openSession = (handlers = {}, { ownWorker: own = false } = {}) =>
     open((id) =>
-      trainingSession(id, handlers, { worker: () => trainWorker, openWorker: trainingWorker, forget }),
+      computeSession(id, handlers, {
+        fg,
+        pool,
+        hasBackground: !!createBackground,
+        own: own ? openOwnWorker : null,
+        forget,
+      }),
     );
-  const openSession = (handlers = {}) =>
-    open((id) => computeSession(id, handlers, { fg, pool, hasBackground: !!createBackground, forget }));
 
   return {
     ready,
     mode: 'worker',
     openSession,
-    openTraining,
     startBackground,
     get workers() {
-      return [fg, ...pool.workers, trainWorker].filter((w, i, a) => w && a.indexOf(w) === i);
+      return [fg, ...pool.workers, ownWorker].filter((w, i, a) => w && a.indexOf(w) === i);
     },
   };
 }

@@ -76,5 +76,5 @@ function unavailableClient(message) {
   const refuse = () => {
     throw new Error(message);
   };
-  return { ready, mode: 'unavailable', openSession: refuse, openTraining: refuse, workers: [] };
+  return { ready, mode: 'unavailable', openSession: refuse, workers: [] };
 }

@@ -15,45 +15,35 @@
 //            at a time (sweep-dispatch.js); each part is its own job, keyed by `part`. With
 //            estimateRows the points are estimates from that many query rows; sliceMs overrides
 //            SLICE_MS (the foreground Worker's short slices).
-//        { type: 'variants', session, id, cfg, variants }           → out 'variantPoint'*, 'variantsDone'
-//        { type: 'thresholds', session, id, cfg, dks }               → out 'thresholdsCells'* { cells },
-//          'thresholdsDone' (panels/thresholds/thresholds-job.js, loaded on first use)
+//        { type: <a panel's job kind>, session, id, part?, … }: the jobs of the panels'
+//          registry (panels/jobs.js), each described in its module; a kind's module is loaded on
+//          its first request, and requests that come meanwhile wait for it, in order.
 //        { type: 'study', session, id, tasks }                      → out 'studyPoint'*, 'studyDone'
 //          A fixed list of measurements (the chapter panels that do not follow the page's setting):
 //          task { over: 'dk', cfg, xs, scales } (engine.sweepScalesJob) → { task, x, points };
 //          task { over: 'seqLen', cfg, xs } (engine.sweepSeqLenPoints) → { task, x, point }.
-//        { type: 'report', session, id, part, q, k, seqLen, dk, heads, kvHeads, options }
-//          → out 'reportHead'* { part, head, report, ms, memory }, 'reportLayerDone' { part }: one
-//          layer (part = its index) of a model's q and k, a head per slice (panels/report/report-job.js)
-//        { type: 'reportDetail', session, id, q, k, seqLen, dk, options } → out 'reportDetail'
-//          { report }, 'reportPrecision'* { row }, 'reportDetailDone': one head in full
-//        { type: 'cancel', session, kind: 'sweep' | 'variants' | 'thresholds' | 'study' | 'report' }
-//          (every part of that kind)
+//        { type: 'prepare', session, kinds }: load those kinds' modules now (a panel whose job's
+//          data must not wait for a download, such as the report's model, asks as it mounts)
+//        { type: 'cancel', session, kind } (every part of that kind)
 //        { type: 'close', session }
-//        { type: 'train', session, id, tag, op, … }                 → out 'train' (same id, op, tag)
-//          op 'create' { cfg, attention? }: a new trainer (engine.train) replaces the session's one
-//          op 'step' { n, attention? }: n steps of every copy → { step, copies, ms, total }
-//          op 'reset' { attention? } | 'attention' | 'delete'
-//          op 'qk': { qk: { copy: trainer.qk(copy) } }, the q and k of every copy
-//          (attention: true adds { attention: { copy: Float32Array(T²) } } of the fixed example)
 //   out: { type: 'ready', info, schema, trainSchema, defaults } once, or { type: 'fatal', message }
+//        every message of a job carries `job`: its kind (the client delivers it while the job is
+//        the session's latest of that kind)
 //        { type: 'error', session, id, kind, name, message, memory, cfg? } — `memory`: the engine
 //        could not get the memory this request needs (the page keeps its last good charts and
 //        says so); `cfg`: the config of a failed run.
 // Scheduling: a single-run request always goes first (the current setting reaches the screen
 // fast); a sweep advances in slices of about SLICE_MS (engine.sweepScalesJob keeps its work
-// between slices) and a variants job one run at a time, yielding to the event loop in between, so
-// a cancel or a newer request is seen within one slice. Typed arrays are transferred, not copied.
+// between slices) and every other job one slice at a time, yielding to the event loop in between,
+// so a cancel or a newer request is seen within one slice. A kind whose requests must be carried
+// out in order (`ordered`: the training panel's) has a queue, served before the sliced jobs.
+// Typed arrays are transferred, not copied.
 import { createEngine } from '../engine/engine.js';
 // `self` is the Worker's global scope, or its stand-in on the page's thread (main-thread-worker.js).
 import { workerSelf as self } from './worker-scope.js';
 import { isMemoryFailure, isModuleAbort } from './memory-failure.js';
 import { runBackwardSlice, runForward } from './jobs/run.js';
-import { sweepJob } from './jobs/sweep.js';
-import { studyJob } from './jobs/study.js';
-import { variantsJob } from '../panels/precision/variants-job.js';
-import { createTrainers } from '../panels/training/training-job.js';
-import { reportDetailJob, reportJob } from '../panels/report/report-job.js';
+import { jobKinds } from './job-kinds.js';
 
 const SLICE_MS = 20;
 // A pending backward is worked on in short slices: a newer run waits at most one for its forward.
@@ -61,8 +51,9 @@ const BACKWARD_SLICE_MS = 4;
 let engine = null;
 const runs = new Map(); // session → latest { id, cfg } not yet computed
 let backward = null; // the engine's pending backward (jobs/run.js runForward), or null
-const URGENT = new Set(['sweep', 'variants']); // job kinds that follow the page's current setting
-const jobs = new Map(); // `${session}:${kind}:${part}` → { session, id, kind, next(), dispose() }
+const jobs = new Map(); // `${session}:${kind}:${part}` → { session, id, kind, urgent, next(), dispose() }
+const ordered = []; // requests of the ordered kinds, oldest first
+const handlers = new Map(); // ordered kind → its handler (made on first use)
 const pending = []; // requests that came before the engine was ready
 let scheduled = false;
 const post = (...args) => self.postMessage(...args);
@@ -93,26 +84,21 @@ function errorOut(session, id, kind, err, cfg) {
   if (isModuleAbort(err)) restartEngine();
 }
 
-// The thresholds panel's job is fetched the first time it is asked for (a chunk of its own).
-let thresholdsModule = null;
-const latestThresholds = new Map(); // session → id of the thresholds request still wanted
+const kinds = jobKinds({
+  replay: (m) => self.onmessage({ data: m }),
+  fail: (m, err) => errorOut(m.session, m.id, m.type, err),
+});
+/** A job's messages carry its kind (`job`), by which the client routes them. */
+const postOf = (kind) => (msg, transfer) => self.postMessage({ ...msg, job: kind }, transfer);
 
-/** The background jobs by kind; each (engine, message, post, sliceMs) → { next() → more?, dispose() }. */
-const JOBS = {
-  sweep: sweepJob,
-  variants: variantsJob,
-  thresholds: (...args) => thresholdsModule.workerJob(...args),
-  study: studyJob,
-  report: reportJob,
-  reportDetail: reportDetailJob,
-};
 let jobSeq = 0;
-const startJob = (m) => ({
+const startJob = (m, entry) => ({
   session: m.session,
   id: m.id,
   kind: m.type,
+  urgent: !!entry.urgent,
   seq: ++jobSeq,
-  ...JOBS[m.type](engine, m, post, SLICE_MS),
+  ...entry.start(engine, m, postOf(m.type), SLICE_MS),
 });
 
 /** Drops the jobs whose key starts with `prefix`, freeing what they hold in the engine. */
@@ -128,10 +114,39 @@ function dropJobs(prefix) {
   }
 }
 
-// Training (the training panel; see panels/training/). Requests are kept in order: a step after a
-// reset must run after it. The page normally gives training its own Worker.
-const trainers = createTrainers(() => engine, post);
-const trainQueue = [];
+/** Takes a job request: its kind's module may still load, an ordered kind's waits its turn. */
+function receiveJob(m) {
+  const entry = kinds.entry(m);
+  if (!entry) return; // replayed once its module has loaded
+  if (entry.ordered) {
+    if (!handlers.has(m.type))
+      handlers.set(
+        m.type,
+        entry.ordered(() => engine, postOf(m.type)),
+      );
+    ordered.push(m);
+    return;
+  }
+  const key = `${m.session}:${m.type}:${m.part ?? 0}`;
+  dropJobs(key);
+  try {
+    jobs.set(key, startJob(m, entry));
+  } catch (err) {
+    errorOut(m.session, m.id, m.type, err);
+  }
+}
+
+/** Everything of `session` (of `kind` only, when given): its jobs, its waiting requests. */
+function forgetSession(session, kind) {
+  dropJobs(kind === undefined ? `${session}:` : `${session}:${kind}:`);
+  kinds.forget(session, kind);
+  const drop = (list) => {
+    for (let i = list.length - 1; i >= 0; i--)
+      if (list[i].session === session && (kind === undefined || list[i].type === kind)) list.splice(i, 1);
+  };
+  drop(pending);
+  drop(ordered);
+}
 
 /** A slice of the pending backward (all of it when `whole`); its failure is the run's. */
 function backwardSlice(whole) {
@@ -167,13 +182,13 @@ function step() {
     schedule();
     return;
   }
-  // 2. One training request (in order).
-  if (trainQueue.length) {
-    const m = trainQueue.shift();
+  // 2. One request of an ordered kind (the training panel's), in the order they came.
+  if (ordered.length) {
+    const m = ordered.shift();
     try {
-      trainers.handle(m);
+      handlers.get(m.type).handle(m);
     } catch (err) {
-      errorOut(m.session, m.id, 'train', err);
+      errorOut(m.session, m.id, m.type, err);
     }
     schedule();
     return;
@@ -184,7 +199,7 @@ function step() {
   // the speed of the charts the reader is looking at).
   // A session's sweep tasks (a Worker may hold two estimates: sweep-dispatch.js) run one after the
   // other, the oldest first, so that their memory is not held at once.
-  const rankOf = (job) => (job.estimate ? 2 : URGENT.has(job.kind) ? 1 : 0);
+  const rankOf = (job) => (job.estimate ? 2 : job.urgent ? 1 : 0);
   let next = null;
   for (const entry of jobs) if (!next || rankOf(entry[1]) > rankOf(next[1])) next = entry;
   if (next?.[1].kind === 'sweep')
@@ -223,66 +238,28 @@ self.onmessage = (e) => {
     case 'run':
       runs.set(m.session, m);
       break;
-    case 'thresholds':
-      latestThresholds.set(m.session, m.id);
-      if (!thresholdsModule) {
-        import('../panels/thresholds/thresholds-job.js').then(
-          (mod) => {
-            thresholdsModule = mod;
-            if (latestThresholds.get(m.session) === m.id) self.onmessage({ data: m });
-          },
-          (err) => errorOut(m.session, m.id, 'thresholds', err),
-        );
-        return;
-      }
-    // falls through
-    case 'sweep':
-    case 'variants':
-    case 'study':
-    case 'report':
-    case 'reportDetail': {
-      if (!engine) {
-        pending.push(m);
-        return;
-      }
-      const key = `${m.session}:${m.type}:${m.part ?? 0}`;
-      dropJobs(key);
-      try {
-        jobs.set(key, startJob(m));
-      } catch (err) {
-        errorOut(m.session, m.id, m.type, err);
-      }
-      break;
-    }
     case 'cancel':
-      if (m.kind === 'thresholds') latestThresholds.delete(m.session);
-      dropJobs(`${m.session}:${m.kind}:`);
-      for (let i = pending.length - 1; i >= 0; i--)
-        if (pending[i].session === m.session && pending[i].type === m.kind) pending.splice(i, 1);
+      forgetSession(m.session, m.kind);
       break;
-    case 'train':
-      if (!engine) {
-        pending.push(m);
-        return;
-      }
-      trainQueue.push(m);
-      break;
+    case 'prepare':
+      for (const kind of m.kinds ?? []) kinds.prepare(kind);
+      return;
     case 'runShown':
       if (backward?.session === m.session && backward.id === m.id) backward.shown = true;
       break;
     case 'close':
       runs.delete(m.session);
       if (backward?.session === m.session) backward = null;
-      latestThresholds.delete(m.session);
-      dropJobs(`${m.session}:`);
-      for (let i = trainQueue.length - 1; i >= 0; i--)
-        if (trainQueue[i].session === m.session) trainQueue.splice(i, 1);
-      for (let i = pending.length - 1; i >= 0; i--)
-        if (pending[i].session === m.session) pending.splice(i, 1);
-      trainers.close(m.session);
+      forgetSession(m.session);
+      for (const handler of handlers.values()) handler.close(m.session);
       break;
     default:
-      return;
+      if (!kinds.has(m.type)) return;
+      if (!engine) {
+        pending.push(m);
+        return;
+      }
+      receiveJob(m);
   }
   schedule();
 };
@@ -298,7 +275,7 @@ function boot() {
 
 /**
  * After the module aborted (a failed allocation), its heap and stack cannot be trusted: start a
- * fresh engine. The jobs and trainers of the old one are gone; their sessions are told.
+ * fresh engine. The jobs and ordered requests (trainers) of the old one are gone; their sessions are told.
  */
 function restartEngine() {
   if (!engine) return;
@@ -316,7 +293,7 @@ function restartEngine() {
       message: 'the engine ran out of memory and was restarted, which stopped this computation',
     });
   }
-  trainers.clear();
+  for (const handler of handlers.values()) handler.clear();
   boot().catch((err) => self.postMessage({ type: 'fatal', message: String(err?.message ?? err) }));
 }
 

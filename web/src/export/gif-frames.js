@@ -42,8 +42,8 @@ function engineRuns(client, { gradients }) {
   const session = client.openSession({
     onRun: (r) => gradients || settle(null, r),
     onRunGradients: (r) => gradients && settle(null, r),
-    onVariantPoint: (i, p) => (points[i] = p),
-    onVariantsDone: () => settle(null, points),
+    variantPoint: (m) => (points[m.index] = m.point),
+    variantsDone: () => settle(null, points),
     onError: (m) => settle(new Error(m.message)),
   });
   const ask = (send) =>
@@ -53,7 +53,8 @@ function engineRuns(client, { gradients }) {
     });
   return {
     run: (cfg) => ask(() => session.run(cfg)),
-    variants: (cfg, list) => ask(() => ((points = []), session.variants(cfg, list))),
+    variants: (cfg, list) =>
+      ask(() => ((points = []), session.job('variants', { cfg, variants: list }, 'variants'))),
     close: () => session.close(),
   };
 }

@@ -6,9 +6,9 @@ import { log2Axis, axis } from '../../charts/uplot-chart.js';
 import { createSweepCharts } from '../../charts/sweep-chart.js';
 import { fmt } from '../../ui/format.js';
 import { scaleLabel, scalingsOf } from '../../state/choices.js';
-import { PANEL_META } from '../meta.js';
+import { meta } from './meta.js';
 
-export const meta = PANEL_META.entropy;
+export { meta };
 
 /** The chart: entropy on the left axis, max weight and saturated rows on the right, the ceiling ln T. */
 function entropyChartSpec() {

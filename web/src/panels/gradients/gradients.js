@@ -9,9 +9,9 @@ import { createSweepCharts } from '../../charts/sweep-chart.js';
 import { uPlot } from '../../charts/uplot-chart.js';
 import { fmt } from '../../ui/format.js';
 import { scaleLabel, scalingsOf } from '../../state/choices.js';
-import { PANEL_META } from '../meta.js';
+import { meta } from './meta.js';
 
-export const meta = PANEL_META.gradients;
+export { meta };
 
 export function mount(el, ctx = {}) {
   // What the exports and the row chart read: the last whole result, its settings and the charts.

@@ -6,10 +6,10 @@ import { panelFrame } from '../../charts/panel-frame.js';
 import { createChart, axis, drawImageInPlot } from '../../charts/uplot-chart.js';
 import { fmt, axisNum } from '../../ui/format.js';
 import { scaleLabel } from '../../state/choices.js';
-import { PANEL_META } from '../meta.js';
+import { meta } from './meta.js';
 import { FLOOR, rampRgb, cssRgb, rgbaWord, weightColorTable } from '../../charts/weight-colors.js';
 
-export const meta = PANEL_META.heatmap;
+export { meta };
 
 export function mount(el, ctx = {}) {
   // The current result and settings, and the painted image with what it is painted from.

@@ -7,9 +7,9 @@ import { axis } from '../../charts/uplot-chart.js';
 import { createStudy, studyChart } from '../../charts/study.js';
 import { h } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
-import { PANEL_META } from '../meta.js';
+import { meta } from './meta.js';
 
-export const meta = PANEL_META.length;
+export { meta };
 
 const LENGTH_SETUP = Object.freeze({
   dk: 64,
@@ -47,7 +47,7 @@ export function mount(el, ctx = {}) {
   const point = (i, T) => study.get(i, '', T);
   const frame = panelFrame(el, {
     name: 'length',
-    title: PANEL_META.length.title,
+    title: meta.title,
     description: `Fixed setup: d_k = ${LENGTH_SETUP.dk}, T = ${FIRST}…${LAST}, seed ${LENGTH_SETUP.seed}, fp32, every query sees every key; measured once, not the page's setting.`,
     legend: [
       ...CASES.map((c) => ({ color: `c-${c.color}`, label: c.label, dash: c.dash ? 'dashed' : 'solid' })),

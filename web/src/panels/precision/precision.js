@@ -7,7 +7,7 @@ import { createChart, axis } from '../../charts/uplot-chart.js';
 import { uPlot } from '../../charts/uplot-chart.js';
 import { h } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
-import { PANEL_META, PRECISION_VARIANTS } from '../meta.js';
+import { meta, PRECISION_VARIANTS } from './meta.js';
 
 const STAGES = ['logits', 'exp', 'weights', 'output'];
 const VARIANTS = PRECISION_VARIANTS;
@@ -20,7 +20,7 @@ const GROUP = SERIES.length + 1; // x slots per stage (one gap)
 // The engine reports NaN for the online-vs-two-pass difference when the online softmax is not run.
 const diffText = (v) => (typeof v === 'number' && Number.isNaN(v) ? 'n/a (two-pass)' : fmt(v));
 
-export const meta = PANEL_META.precision;
+export { meta };
 
 export function mount(el, ctx = {}) {
   // The current setting's result, its settings, and the reference variants' results as they arrive.
@@ -61,7 +61,7 @@ export function mount(el, ctx = {}) {
     renderVariantsTable(table, sources);
   };
 
-  return {
+  const api = {
     update(r, c) {
       state.result = r;
       state.cfg = c;
@@ -82,9 +82,18 @@ export function mount(el, ctx = {}) {
     variantsDone() {
       el.classList.remove('is-stale');
     },
+    // The page's job (meta.js): its reset and its messages.
+    jobReset() {
+      api.variantsReset();
+    },
+    jobMessage(m) {
+      if (m.type === 'variantPoint') api.variantPoint(m.index, m.point);
+      else if (m.type === 'variantsDone') api.variantsDone();
+    },
     redraw: () => chart.redraw(),
     destroy: () => chart.destroy(),
   };
+  return api;
 }
 
 // One CSV row per softmax that has a result: its non-finite counts per stage and how it broke.

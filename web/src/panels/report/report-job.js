@@ -20,7 +20,7 @@ function scalarsOf(r) {
 const headSlice = (data, h, n) => data.subarray(h * n, (h + 1) * n);
 
 /** { part: layer index, q, k, seqLen, dk, heads, kvHeads, options } → 'reportHead'*, 'reportLayerDone'. */
-export function reportJob(engine, m, post) {
+function reportJob(engine, m, post) {
   const { session, id, part, q, k, seqLen, dk, heads, kvHeads, options } = m;
   const n = seqLen * dk;
   let h = 0;
@@ -58,7 +58,7 @@ export function reportJob(engine, m, post) {
 }
 
 /** { q, k (one head each), seqLen, dk, options } → 'reportDetail', 'reportPrecision'*, 'reportDetailDone'. */
-export function reportDetailJob(engine, m, post) {
+function reportDetailJob(engine, m, post) {
   const { session, id, q, k, seqLen, dk, options } = m;
   const rows = formatsByRange(engine.schema).flatMap((format) =>
     [false, true].map((subtractMax) => ({ precision: format.value, subtractMax })),
@@ -85,3 +85,5 @@ export function reportDetailJob(engine, m, post) {
     dispose() {},
   };
 }
+
+export const workerJobs = { report: reportJob, reportDetail: reportDetailJob };

@@ -5,7 +5,7 @@
 import { panelFrame } from '../../charts/panel-frame.js';
 import { downloadCsv } from '../../charts/export.js';
 import { h, uniquePrefix } from '../../ui/dom.js';
-import { PANEL_META } from '../meta.js';
+import { meta } from './meta.js';
 import { openModel } from './model-source.js';
 import { mountDetail } from './report-detail.js';
 import { mountGrid } from './report-grid.js';
@@ -14,7 +14,7 @@ import { keyHeadFor } from '../../tensors/pair-heads.js';
 import { layerLabel, modelSentence, reportRows, reportStats, statById } from './report-stats.js';
 import { FILE_SCALE, mountWhatIf } from './report-whatif.js';
 
-export const meta = PANEL_META.report;
+export { meta };
 
 const SAMPLE_PATH = 'samples/trained-sample.safetensors';
 /** Layers sent ahead to each Worker: one computing, one waiting, so no Worker idles while a layer is read. */
@@ -25,7 +25,7 @@ export function mount(el, ctx = {}) {
   const prefix = uniquePrefix('report-');
   const frame = panelFrame(el, {
     name: 'report',
-    title: PANEL_META.report.title,
+    title: meta.title,
     description:
       'Choose or drop a .safetensors file (or several .npy files) with tensors named <prefix>q and <prefix>k, of shape (T, d_k), (H, T, d_k) or (B, H, T, d_k).',
   });
@@ -38,6 +38,8 @@ export function mount(el, ctx = {}) {
   rc.grid = mountGrid(ui.gridHost, { onPick: (l, hd) => pick(rc, l, hd) });
   rc.detail = mountDetail(frame.body, prefix, ctx.mountPanel ?? (() => new Promise(() => {})), ctx.schema);
   rc.session = ctx.client?.openSession(sessionHandlers(rc));
+  // The Workers load the report's code now: a model's file is then read without a request.
+  rc.session?.prepare(['report', 'reportDetail']);
   ctx.client?.ready?.then(
     ({ schema, defaults }) => {
       rc.run.whatIf = mountWhatIf(ui.whatIfHost, {
@@ -92,7 +94,7 @@ function newRun() {
 function sessionHandlers(rc) {
   const { el, run, detail } = rc;
   return {
-    onReportHead(m) {
+    reportHead(m) {
       if (!run.model) return;
       const r = { ...m.report, layer: m.part, layerName: run.model.layers[m.part].layer };
       run.reports.push(r);
@@ -101,19 +103,19 @@ function sessionHandlers(rc) {
       run.peakMemory = Math.max(run.peakMemory, m.memory ?? 0);
       showProgress(rc);
     },
-    onReportLayerDone(m) {
+    reportLayerDone(m) {
       const slot = run.slotOf.get(m.part);
       run.slotOf.delete(m.part);
       if (run.done >= run.total) finish(rc);
       else if (slot !== undefined) send(rc, slot);
     },
-    onReportDetail(m) {
+    reportDetail(m) {
       run.peakMemory = Math.max(run.peakMemory, m.memory ?? 0);
       el.dataset.reportMemory = String(run.peakMemory);
       detail.report(m.report);
     },
-    onReportPrecision: (m) => detail.precision(m.row),
-    onReportDetailDone: () => (el.dataset.reportDetail = 'done'),
+    reportPrecision: (m) => detail.precision(m.row),
+    reportDetailDone: () => (el.dataset.reportDetail = 'done'),
     onError(m) {
       if (m.kind === 'report')
         fail(rc, `The report stopped after ${run.done} of ${run.total} heads: ${m.message}`);
@@ -150,7 +152,7 @@ function fail(rc, message, stop = true) {
   rc.ui.error.textContent = message;
   if (stop) {
     rc.run.gen += 1;
-    rc.session?.reportCancel();
+    rc.session?.cancel('report');
     rc.ui.cancel.disabled = true;
     rc.el.dataset.reportState = 'error';
   }
@@ -189,9 +191,10 @@ function send(rc, slot) {
     ({ q, k }) => {
       if (mine !== run.gen) return;
       const { seqLen, dk, heads, kvHeads } = model.layers[i];
-      rc.session.reportLayer(
+      rc.session.post(
+        'report',
         { part: i, q, k, seqLen, dk, heads, kvHeads, options: layerOptions(run, i) },
-        slot,
+        { slot },
       );
     },
     (err) =>
@@ -206,7 +209,7 @@ function start(rc) {
     return;
   }
   run.gen += 1;
-  session.reportStart();
+  session.start('report');
   ui.error.hidden = true;
   run.reports = [];
   run.done = 0;
@@ -220,7 +223,7 @@ function start(rc) {
   ui.cancel.disabled = false;
   showProgress(rc);
   for (let round = 0; round < LAYERS_AHEAD; round++)
-    for (let slot = 0; slot < session.reportSlots; slot++) send(rc, slot);
+    for (let slot = 0; slot < session.slots; slot++) send(rc, slot);
   if (run.selected) pick(rc, run.selected.l, run.selected.hd);
 }
 function finish(rc) {
@@ -233,7 +236,7 @@ function finish(rc) {
 async function load(rc, files) {
   const { el, ui, run } = rc;
   run.gen += 1;
-  rc.session?.reportCancel();
+  rc.session?.cancel('report');
   el.dataset.reportState = 'reading';
   ui.error.hidden = true;
   run.selected = null;
@@ -288,13 +291,17 @@ function pick(rc, l, hd) {
   model.read(l, { q: hd, k: kvHead }).then(
     ({ q, k }) => {
       if (mine !== run.gen) return;
-      session.reportDetail({
-        q,
-        k,
-        seqLen: layer.seqLen,
-        dk: layer.dk,
-        options: layerOptions(run, l),
-      });
+      session.job(
+        'reportDetail',
+        {
+          q,
+          k,
+          seqLen: layer.seqLen,
+          dk: layer.dk,
+          options: layerOptions(run, l),
+        },
+        'foreground',
+      );
     },
     (err) => fail(rc, `Layer '${layer.layer}' could not be read: ${err.message}`, false),
   );
@@ -321,7 +328,7 @@ function wireControls(rc) {
   });
   ui.cancel.addEventListener('click', () => {
     run.gen += 1;
-    rc.session?.reportCancel();
+    rc.session?.cancel('report');
     run.queue = [];
     el.dataset.reportState = 'cancelled';
     ui.cancel.disabled = true;

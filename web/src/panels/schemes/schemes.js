@@ -11,9 +11,9 @@ import { h } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
 import { scalingsOf } from '../../state/choices.js';
 import { SCHEMES_STUDY } from '../../state/study-presets.js';
-import { PANEL_META } from '../meta.js';
+import { meta } from './meta.js';
 
-export const meta = PANEL_META.schemes;
+export { meta };
 
 const { setup: SCHEMES_SETUP, conditions: CONDITIONS } = SCHEMES_STUDY;
 const LAST = SCHEMES_SETUP.dks[SCHEMES_SETUP.dks.length - 1];
@@ -55,7 +55,7 @@ export function mount(el, ctx = {}) {
 
   const frame = panelFrame(el, {
     name: 'schemes',
-    title: PANEL_META.schemes.title,
+    title: meta.title,
     description: `Fixed setup: T = ${SCHEMES_SETUP.seqLen}, d_k = 2…${LAST}, seed ${SCHEMES_SETUP.seed}, fp32; measured once, not the page's setting.`,
     legend: [
       ...plan.curves.map((s) => ({

@@ -6,9 +6,9 @@ import { log2Axis, logYAxis } from '../../charts/uplot-chart.js';
 import { createSweepCharts } from '../../charts/sweep-chart.js';
 import { fmt } from '../../ui/format.js';
 import { scaleLabel, scalingsOf } from '../../state/choices.js';
-import { PANEL_META } from '../meta.js';
+import { meta } from './meta.js';
 
-export const meta = PANEL_META.sigma;
+export { meta };
 
 export function mount(el, ctx = {}) {
   let cfg = null,

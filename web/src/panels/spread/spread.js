@@ -6,9 +6,9 @@ import { createChart, axis, alpha, drawVLine, scaleColorKey } from '../../charts
 import { uPlot } from '../../charts/uplot-chart.js';
 import { fmt } from '../../ui/format.js';
 import { scaleLabel } from '../../state/choices.js';
-import { PANEL_META } from '../meta.js';
+import { meta } from './meta.js';
 
-export const meta = PANEL_META.spread;
+export { meta };
 
 function density({ edges, counts }) {
   let n = 0;

@@ -165,7 +165,7 @@ export function createThresholdsJob(engine, cfg, dks) {
  * The job as worker.js runs it: next() works one slice and posts { type: 'thresholdsCells', cells }
  * and finally { type: 'thresholdsDone' } (with the request's session and id); false once done.
  */
-export function workerJob(engine, { session, id, cfg, dks }, post, sliceMs) {
+function workerJob(engine, { session, id, cfg, dks }, post, sliceMs) {
   const job = createThresholdsJob(engine, cfg, dks);
   return {
     next() {
@@ -177,3 +177,6 @@ export function workerJob(engine, { session, id, cfg, dks }, post, sliceMs) {
     dispose: () => job.delete(),
   };
 }
+
+/** { type: 'thresholds', session, id, cfg, dks } → 'thresholdsCells'* { cells }, 'thresholdsDone'. */
+export const workerJobs = { thresholds: workerJob };

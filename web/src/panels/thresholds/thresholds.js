@@ -6,10 +6,10 @@ import { panelFrame } from '../../charts/panel-frame.js';
 import { h } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
 import { formatOf, scaleLabel } from '../../state/choices.js';
-import { PANEL_META, THRESHOLDS_MAX_SEQ_LEN } from '../meta.js';
+import { meta, THRESHOLDS_MAX_SEQ_LEN } from './meta.js';
 import { thresholdGrid } from './threshold-grid.js';
 
-export const meta = PANEL_META.thresholds;
+export { meta };
 
 const keyOf = (c) => `${c.precision}:${c.subtractMax ? 'sub' : 'nosub'}:${c.scale}`;
 const subText = (s) => (s ? 'max subtracted' : 'no max subtraction');
@@ -64,14 +64,18 @@ export function mount(el, ctx = {}) {
   el.classList.add('is-stale');
   render();
 
-  return {
+  const api = {
     update() {},
-    thresholdsReset(c) {
+    jobReset({ cfg: c }) {
       state.cfg = c;
       state.cells = new Map();
       state.done = false;
       el.classList.add('is-stale');
       render();
+    },
+    jobMessage(m) {
+      if (m.type === 'thresholdsCells') api.thresholdsCells(m.cells);
+      else if (m.type === 'thresholdsDone') api.thresholdsDone();
     },
     thresholdsCells(list) {
       for (const c of list) state.cells.set(keyOf(c), c);
@@ -84,7 +88,7 @@ export function mount(el, ctx = {}) {
       render();
       ctx.onDrawn?.('thresholds');
     },
-    thresholdsFailed(message) {
+    jobFailed(message) {
       state.done = true;
       el.classList.remove('is-stale');
       render();
@@ -93,6 +97,7 @@ export function mount(el, ctx = {}) {
     redraw() {},
     destroy() {},
   };
+  return api;
 }
 
 /** The empty table in its scrolling wrapper: one row per format and softmax, one cell per scaling (`tds`). */

@@ -4,7 +4,7 @@
 import { createChart, axis, logYAxis } from '../../charts/uplot-chart.js';
 import { h } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
-import { VALUE_TOKENS, copyLabel } from '../../state/train-state.js';
+import { VALUE_TOKENS, copyLabel } from './train-state.js';
 
 /** The key to the colours: one entry per copy (labelled as `trainSchema` says), then the line styles. */
 export function legendFor(copies, scale, trainSchema) {

@@ -2,13 +2,7 @@
 // the measured comparisons to repeat, the trainer's own settings and the copies to train (both from
 // the engine's training schema), and the lines that say how the page's values were fitted.
 import { h } from '../../ui/dom.js';
-import {
-  STEP_BUTTON_STEPS,
-  REACH_ACCURACY,
-  copiesField,
-  copiesOf,
-  copyLabel,
-} from '../../state/train-state.js';
+import { STEP_BUTTON_STEPS, REACH_ACCURACY, copiesField, copiesOf, copyLabel } from './train-state.js';
 import { FINDINGS_PRESETS, TRAIN_PRESETS } from '../../state/study-presets.js';
 
 const SETTING_UI = [

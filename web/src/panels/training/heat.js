@@ -4,7 +4,7 @@ import { createChart, axis, readPalette, drawImageInPlot } from '../../charts/up
 import { FLOOR, rampRgb, tOf, cssRgb } from '../../charts/weight-colors.js';
 import { h } from '../../ui/dom.js';
 import { axisNum } from '../../ui/format.js';
-import { copyLabel } from '../../state/train-state.js';
+import { copyLabel } from './train-state.js';
 
 const WAITING = 'Press Play or Step: the copies’ attention patterns appear here.';
 

@@ -4,7 +4,7 @@
 // every request carries the run's generation, so an older run's answer is dropped.
 import { download } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
-import { STEP_BUTTON_STEPS, copiesOf, summarize, trainerKey } from '../../state/train-state.js';
+import { STEP_BUTTON_STEPS, copiesOf, summarize, trainerKey } from './train-state.js';
 import { legendFor } from './charts.js';
 import { newRun, appendSteps } from './run-data.js';
 
@@ -38,11 +38,11 @@ function ensureRun(panel) {
     showCopies(panel, copiesOf(cfg, panel.schema), cfg.scale);
   }
   if (panel.live !== key) {
-    panel.session ??= panel.ctx.client.openTraining({
-      onMessage: (m) => onMessage(panel, m),
-      onError: (m) => onError(panel, m),
-    });
-    panel.session.send('create', { cfg, attention: true, tag: panel.gen });
+    panel.session ??= panel.ctx.client.openSession(
+      { train: (m) => onMessage(panel, m), onError: (m) => onError(panel, m) },
+      { ownWorker: true },
+    );
+    panel.session.request('train', { op: 'create', cfg, attention: true, tag: panel.gen });
     panel.live = key;
   }
 }
@@ -67,7 +67,7 @@ export function pump(panel) {
   const last = !panel.playing ? n === panel.stepsWanted : stepsDone(panel) + n >= panel.limit;
   const attention = last || now - panel.lastAttentionAt >= ATTENTION_EVERY_MS;
   if (attention) panel.lastAttentionAt = now;
-  panel.inflight = panel.session.send('step', { n, attention, tag: panel.gen });
+  panel.inflight = panel.session.request('train', { op: 'step', n, attention, tag: panel.gen });
 }
 
 function onMessage(panel, m) {
@@ -110,7 +110,7 @@ function settle(panel) {
   // Idle: make sure the heatmaps show the final weights.
   if (!panel.chunkHadAttention && panel.run.steps.length && panel.live !== null) {
     panel.chunkHadAttention = true;
-    panel.session.send('attention', { tag: panel.gen });
+    panel.session.request('train', { op: 'attention', tag: panel.gen });
   }
   scheduleDraw(panel, true);
 }
@@ -210,7 +210,7 @@ export function reset(panel) {
   panel.pausedNote = null;
   newGeneration(panel);
   if (panel.live !== null && panel.derived && panel.live === trainerKey(panel.derived.cfg)) {
-    panel.session.send('reset', { attention: true, tag: panel.gen });
+    panel.session.request('train', { op: 'reset', attention: true, tag: panel.gen });
   } else {
     panel.live = null;
   }
@@ -223,7 +223,7 @@ export function reset(panel) {
 export function downloadQk(panel) {
   if (!panel.derived) return;
   ensureRun(panel);
-  panel.session.send('qk', { tag: panel.gen });
+  panel.session.request('train', { op: 'qk', tag: panel.gen });
 }
 
 /** m.qk: every copy's q and k when the request's turn came (m.total steps), whatever ran since. */

@@ -1,7 +1,7 @@
 // The training panel's copy of a run: every metric the Worker measured, per copy and step, as
 // received (for the table and the CSV) and as drawn (non-finite values, and values ≤ 0 on the
 // log-scale charts, become gaps). No DOM.
-import { METRICS, copiesOf, copyLabel, describeRun, stepReaching } from '../../state/train-state.js';
+import { METRICS, copiesOf, copyLabel, describeRun, stepReaching } from './train-state.js';
 
 const LOG_SCALE = new Set(['loss', 'gradNormWq', 'gradNormWk']);
 const perCopy = (copies, make) => Object.fromEntries(copies.map((c) => [c, make(c)]));

@@ -2,7 +2,7 @@
 // the curves show now (also the charts' text alternative).
 import { h } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
-import { REACH_ACCURACY, copyLabel } from '../../state/train-state.js';
+import { REACH_ACCURACY, copyLabel } from './train-state.js';
 
 const TABLE_COLS = [
   ['loss', 'loss'],

@@ -2,7 +2,7 @@
 // requests in order (a step after a reset must run after it). Its arrays are transferred.
 
 /** The trainers of one engine: { handle(m), close(session), clear() }. */
-export function createTrainers(getEngine, post) {
+function createTrainers(getEngine, post) {
   const trainers = new Map(); // session → Trainer
 
   /**
@@ -64,3 +64,14 @@ export function createTrainers(getEngine, post) {
 
   return { handle, close, clear: () => trainers.clear() };
 }
+
+/**
+ * { type: 'train', session, id, tag, op, … } → 'train' (same id, op, tag); the requests of a
+ * session are carried out in the order they came (`ordered`: compute/worker.js keeps a queue).
+ *   op 'create' { cfg, attention? }: a new trainer (engine.train) replaces the session's one
+ *   op 'step' { n, attention? }: n steps of every copy → { step, copies, ms, total }
+ *   op 'reset' { attention? } | 'attention' | 'delete'
+ *   op 'qk': { qk: { copy: trainer.qk(copy) } }, the q and k of every copy
+ *   (attention: true adds { attention: { copy: Float32Array(T²) } } of the fixed example)
+ */
+export const workerJobs = { train: { ordered: createTrainers } };

@@ -2,13 +2,13 @@
 // multi-query associative recall) trained with each named logit scale (and the page's custom
 // multiplier, when set) side by side, from one initialisation, on the same batches.
 //
-// The trainer lives in a compute Worker of its own (compute/engine-client.js: openTraining; its
+// The trainer lives in a compute Worker of its own (compute/engine-client.js: openSession with ownWorker; its
 // Worker side is training-job.js). Steps are pulled one chunk at a time: a chunk is sized to take
 // about CHUNK_MS of Worker time, the next one is requested when its answer arrives, and nothing
 // else queues up. So the page never waits on the engine, Pause takes effect as soon as the chunk
 // in flight is back, and Reset or a change of config simply drops whatever was in flight (every
 // request carries the run's generation).
-// d_k, T, precision and the custom multiplier come from the page (state/train-state.js says how
+// d_k, T, precision and the custom multiplier come from the page (panels/training/train-state.js says how
 // they are clamped, and the panel says so in a plain line beside its settings: fitting the page's
 // values to the trainer is expected, not a warning); the optimizer, learning rate, init scale,
 // batch size, seed, pause step and the copies trained (one per named scaling by default; QK-norm,
@@ -31,9 +31,9 @@ import {
   describeRun,
   settingsFromQuery,
   settingsToQuery,
-} from '../../state/train-state.js';
+} from './train-state.js';
 import { PRESET_PAGE_BASE } from '../../state/study-presets.js';
-import { PANEL_META } from '../meta.js';
+import { meta } from './meta.js';
 import { createTrainingControls, fromPageText } from './controls.js';
 import { createTrainingCharts, legendFor } from './charts.js';
 import { createTrainingHeat } from './heat.js';
@@ -54,7 +54,7 @@ import {
   updateButtons,
 } from './loop.js';
 
-export const meta = PANEL_META.training;
+export { meta };
 
 export function mount(el, ctx = {}) {
   const panel = newPanel(el, ctx);

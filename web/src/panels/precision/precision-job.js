@@ -2,7 +2,7 @@
 // (meta.js: PRECISION_VARIANTS), one run per step, so a newer request is seen between runs. The
 // panel shows no gradient, so each is run without the backward (engine.forwardStats).
 
-export function variantsJob(engine, { session, id, cfg, variants }, post) {
+function variantsJob(engine, { session, id, cfg, variants }, post) {
   let i = 0;
   return {
     next() {
@@ -18,3 +18,7 @@ export function variantsJob(engine, { session, id, cfg, variants }, post) {
     dispose() {},
   };
 }
+
+/** { type: 'variants', session, id, cfg, variants } → 'variantPoint'* { index, point }, 'variantsDone'. */
+// urgent: it follows the page's current setting (worker.js serves it before the studies).
+export const workerJobs = { variants: { start: variantsJob, urgent: true } };

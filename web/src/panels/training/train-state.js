@@ -14,9 +14,9 @@
 // of text for the panel to show.
 // The panel's settings live in the URL too, under names of their own (`trainSeed`: the page
 // already has a `seed`), with the URL's rules of state.js.
-import { coerceField, parseQuery, serializeChanged } from './state.js';
-import { formatOf } from './choices.js';
-import { fmt } from '../ui/format.js';
+import { coerceField, parseQuery, serializeChanged } from '../../state/state.js';
+import { formatOf } from '../../state/choices.js';
+import { fmt } from '../../ui/format.js';
 
 /**
  * The training schema's `copies` row: { min, max, default, choices }. `choices` are the copies the
