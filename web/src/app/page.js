@@ -44,6 +44,9 @@ try {
       if (urlQuery !== null) urlTimer = setTimeout(writeUrl, 0);
     },
   });
+  // Chapter 8's model presets: their module loads once the app is up.
+  const models = document.getElementById('model-presets');
+  if (models) import('./model-preset-buttons.js').then((m) => m.mountModelPresets(models, app));
   const info = document.getElementById('engine-info');
   if (info)
     info.textContent = `Engine ${app.info.version} (${app.info.simd ? 'WebAssembly SIMD' : 'WebAssembly, scalar fallback'}, ${app.info.arch}).`;

@@ -5,7 +5,7 @@ import { createChart, axis } from '../../charts/uplot-chart.js';
 import { h } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
 import { scaleLabel } from '../../state/choices.js';
-import { formatsByRange, layerLabel, lnMax } from './report-stats.js';
+import { formatsByRange, isSink, layerLabel, lnMax, noPreferenceSink } from './report-stats.js';
 
 /**
  * mountDetail(host, idPrefix, mountPanel, schema) → { show(head, cfg), report(r), precision(row),
@@ -39,7 +39,7 @@ export function mountDetail(host, idPrefix, mountPanel, schema) {
         state.spread.update(result, at);
         state.heatmap.update(result, at);
       });
-      view.facts.textContent = factsText(r, state.cfg.scale, schema);
+      view.facts.textContent = factsText(r, state.cfg, schema);
     },
     precision(row) {
       state.precisionRows.push(row);
@@ -139,12 +139,26 @@ function rowsData(r, causal) {
   ];
 }
 
-function factsText(r, scale, schema) {
+/** Key 0's share of the weight and, for a sink, what a sink is. */
+function sinkText(r, { seqLen, causal }) {
+  const even = noPreferenceSink(seqLen, !!causal);
+  const share = `Key 0 takes ${fmt(r.sinkWeight, 3)} of a row's weight on average (${fmt(even, 3)} if every row spread its weight evenly).`;
+  if (!isSink(r.sinkWeight, seqLen, !!causal)) return ` ${share}`;
+  return (
+    ` ${share} This head is an attention sink: its rows park their weight on the first key, whatever the query, ` +
+    'as Xiao et al. (2023, “Efficient Streaming Language Models with Attention Sinks”, arXiv 2309.17453) found in trained ' +
+    'language models: a head with nothing to look at still has to give its weight somewhere, and the first token, seen by every row, takes it.'
+  );
+}
+
+function factsText(r, cfg, schema) {
+  const { scale } = cfg;
   return (
     `q: mean ${fmt(r.qMean, 3)}, σ ${fmt(r.qStd, 3)}; k: mean ${fmt(r.kMean, 3)}, σ ${fmt(r.kStd, 3)}. ` +
     `σ of q·k ${fmt(r.rawLogitStd, 3)}, against ${fmt(r.iidRawLogitStd, 3)} for independent components with these moments; ` +
     `scaled ${scaleLabel(scale, schema)}: σ ${fmt(r.logitStd, 3)}, largest ${fmt(r.logitMax, 3)}. ` +
-    `${fmt(100 * r.saturatedFraction, 3)}% of rows saturated, mean largest weight ${fmt(r.maxWeight, 3)}.`
+    `${fmt(100 * r.saturatedFraction, 3)}% of rows saturated, mean largest weight ${fmt(r.maxWeight, 3)}.` +
+    sinkText(r, cfg)
   );
 }
 

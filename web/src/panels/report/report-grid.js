@@ -1,9 +1,10 @@
 // The report's layers × heads grid: one button per head, coloured by the chosen statistic, with
-// data-layer, data-head and data-value for tests and scripts. A click chooses the head.
+// data-layer, data-head and data-value for tests and scripts, and data-sink="true" on an attention
+// sink's cell (report-stats.js isSink). A click chooses the head.
 import { rampRgb } from '../../charts/weight-colors.js';
 import { h } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
-import { layerLabel, statPosition } from './report-stats.js';
+import { SINK_MIN, layerLabel, statPosition } from './report-stats.js';
 
 /** mountGrid(host, { onPick(layer, head) }) → { reset(layers), set(layer, head, report), paint(stat), select(layer, head) }. */
 export function mountGrid(host, { onPick }) {
@@ -20,6 +21,8 @@ export function mountGrid(host, { onPick }) {
     const r = reports[l]?.[hd];
     if (!b) return;
     const name = `layer ${layers[l].layer || '(unnamed)'}, head ${hd}`;
+    if (r?.sink) b.dataset.sink = 'true';
+    else delete b.dataset.sink;
     if (!r || !stat) {
       b.style.backgroundColor = '';
       b.classList.add('is-pending');
@@ -34,7 +37,8 @@ export function mountGrid(host, { onPick }) {
     const [red, green, blue] = Number.isNaN(t) ? [0, 0, 0] : rampRgb(t);
     b.style.backgroundColor = Number.isNaN(t) ? '' : `rgb(${red | 0}, ${green | 0}, ${blue | 0})`;
     b.dataset.value = String(value);
-    const text = `${name}: ${stat.short} ${fmt(value, stat.digits)}`;
+    const sink = r.sink ? `, an attention sink (key 0: ${fmt(r.sinkWeight, 3)})` : '';
+    const text = `${name}: ${stat.short} ${fmt(value, stat.digits)}${sink}`;
     b.setAttribute('aria-label', text);
     b.title = text;
   }
@@ -91,7 +95,9 @@ export function mountGrid(host, { onPick }) {
       stat = s;
       for (let l = 0; l < cells.length; l++) for (let hd = 0; hd < cells[l].length; hd++) paintCell(l, hd);
       const [lo, hi] = s.range;
-      scale.textContent = `Colour: ${s.label}, dark ${fmt(lo, 3)} to yellow ${fmt(hi, 3)} (values beyond are clamped); red outline: not finite.`;
+      scale.textContent =
+        `Colour: ${s.label}, dark ${fmt(lo, 3)} to yellow ${fmt(hi, 3)} (values beyond are clamped); red outline: not finite; ` +
+        `ring: an attention sink (key 0 takes at least ${SINK_MIN} of each row’s weight on average).`;
     },
     select(l, hd) {
       for (const row of cells) for (const b of row) b.removeAttribute('aria-pressed');

@@ -23,6 +23,26 @@ const overflowStat = (format) =>
     [0, 2],
   );
 
+/**
+ * An attention sink (Xiao et al. 2023, "Efficient Streaming Language Models with Attention Sinks",
+ * arXiv 2309.17453): a head whose rows park their weight on the first key. Flagged when the mean
+ * weight on key 0 is at least SINK_MIN and at least SINK_TIMES × what key 0 gets with no preference.
+ */
+export const SINK_MIN = 0.5;
+const SINK_TIMES = 4;
+
+/** Key 0's mean weight when every row spreads its weight evenly: 1/T, or H_T/T when causal (row i sees i + 1 keys). */
+export function noPreferenceSink(seqLen, causal) {
+  if (!causal) return 1 / seqLen;
+  let harmonic = 0;
+  for (let i = 1; i <= seqLen; i++) harmonic += 1 / i;
+  return harmonic / seqLen;
+}
+
+/** Whether a head with this mean weight on key 0 is an attention sink. */
+export const isSink = (sinkWeight, seqLen, causal) =>
+  sinkWeight >= Math.max(SINK_MIN, SINK_TIMES * noPreferenceSink(seqLen, causal));
+
 /** What the grid can colour its cells by: the head's shape, then each of the schema's formats. */
 export const reportStats = (schema) => [
   stat(
@@ -35,6 +55,7 @@ export const reportStats = (schema) => [
   stat('entropy', 'entropy of a row ÷ ln n (1: uniform)', 'entropy ÷ ln n', (r) => r.entropy / r.entropyMax),
   stat('maxWeight', 'mean largest weight of a row', 'mean largest weight', (r) => r.maxWeight),
   stat('saturated', 'saturated rows (largest weight > 0.99)', 'saturated rows', (r) => r.saturatedFraction),
+  stat('sink', 'mean weight on key 0 (attention sink)', 'weight on key 0', (r) => r.sinkWeight),
   ...formatsByRange(schema).map(overflowStat),
 ];
 
@@ -89,6 +110,12 @@ export function modelSentence(reports, options, schema) {
       ? `${heads(above)} ${have(above)} a logit above fp16's ln(max) = ${fp16.toFixed(2)}: exp overflows there in fp16 unless the row's max is subtracted.`
       : `No logit reaches fp16's ln(max) = ${fp16.toFixed(2)}: fp16 would not overflow even without max subtraction.`,
   ];
+  const sinks = reports.filter((r) => r.sink).length;
+  parts.push(
+    sinks
+      ? `${heads(sinks)} ${sinks === 1 ? 'is an attention sink' : 'are attention sinks'}: key 0 takes at least ${SINK_MIN} of the weight on average.`
+      : `No head is an attention sink (key 0 takes less than ${SINK_MIN} of the weight on average).`,
+  );
   if (nonFinite)
     parts.push(
       `In ${precision}${subtractMax ? '' : ' without max subtraction'}, ${heads(nonFinite)} ${have(nonFinite)} non-finite logits or weights.`,

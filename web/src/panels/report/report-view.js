@@ -11,7 +11,7 @@ export function buildReportView(prefix, stats, inShadow) {
     type: 'file',
     id: `${prefix}file`,
     multiple: true,
-    accept: '.safetensors,.npy',
+    accept: '.safetensors,.npy,.json',
     'data-tensor-input': '',
   });
   const sample = h('button', {
@@ -56,6 +56,13 @@ export function buildReportView(prefix, stats, inShadow) {
     hidden: true,
   });
   const notes = h('ul', { class: 'report-notes', 'data-report-notes': '' });
+  // What a chosen config.json set (its fields, the multiplier and soft-cap used) or why it could not.
+  const config = h('p', {
+    class: 'report-config',
+    'data-report-config': '',
+    'aria-live': 'polite',
+    hidden: true,
+  });
   const summary = h('p', { class: 'report-summary', 'data-report-summary': '' });
   const statSelect = h(
     'select',
@@ -79,7 +86,7 @@ export function buildReportView(prefix, stats, inShadow) {
     statSelect,
     csv,
   );
-  const parts = [drop, privacy, bar, error, notes, summary, whatIfHost, tools, gridHost];
+  const parts = [drop, privacy, bar, error, notes, config, summary, whatIfHost, tools, gridHost];
   return {
     parts,
     input,
@@ -90,6 +97,7 @@ export function buildReportView(prefix, stats, inShadow) {
     cancel,
     error,
     notes,
+    config,
     summary,
     statSelect,
     csv,

@@ -7,8 +7,13 @@ import { h } from '../../ui/dom.js';
 const FIELDS = ['scale', 'qkNorm', 'softcap', 'lengthScale', 'precision', 'causal'];
 
 export const FILE_SCALE = 'file';
+/** The scale "as in config.json": the multiplier a model's config gives (model-config.js). */
+export const CONFIG_SCALE = 'config';
 
-/** mountWhatIf(host, { schema, defaults, onChange({ options, notices }) }) → { read(), offerFileScale(on) }. */
+/**
+ * mountWhatIf(host, { schema, defaults, onChange({ options, notices }) }) → { read(), offerFileScale(on),
+ * offerConfig(cfg) }.
+ */
 export function mountWhatIf(host, { schema, defaults, onChange }) {
   const byName = new Map(schema.map((f) => [f.name, f]));
   const inputs = {};
@@ -79,5 +84,22 @@ export function mountWhatIf(host, { schema, defaults, onChange }) {
       select.value = FILE_SCALE;
     } else if (select.value === '' || select.value === FILE_SCALE) select.value = String(defaults.scale);
   }
-  return { read, offerFileScale };
+  let capFromConfig = false;
+  /** Offers (and chooses) the multiplier a config.json gives and sets its soft-cap; null takes them away. */
+  function offerConfig(cfg) {
+    const select = inputs.scale;
+    select?.querySelector(`option[value="${CONFIG_SCALE}"]`)?.remove();
+    if (select && cfg?.multiplier) {
+      select.prepend(
+        h('option', { value: CONFIG_SCALE, text: `as in ${cfg.name} (× ${cfg.multiplierText})` }),
+      );
+      select.value = CONFIG_SCALE;
+    } else if (select && (select.value === '' || select.value === CONFIG_SCALE))
+      select.value = String(defaults.scale);
+    const cap = inputs.softcap;
+    if (cap && (cfg?.softcap ?? null) !== null) cap.value = String(cfg.softcap);
+    else if (cap && capFromConfig) cap.value = String(defaults.softcap);
+    capFromConfig = (cfg?.softcap ?? null) !== null;
+  }
+  return { read, offerFileScale, offerConfig };
 }

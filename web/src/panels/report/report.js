@@ -11,8 +11,9 @@ import { mountDetail } from './report-detail.js';
 import { mountGrid } from './report-grid.js';
 import { buildReportView } from './report-view.js';
 import { keyHeadFor } from '../../tensors/pair-heads.js';
-import { layerLabel, modelSentence, reportRows, reportStats, statById } from './report-stats.js';
-import { FILE_SCALE, mountWhatIf } from './report-whatif.js';
+import { isSink, layerLabel, modelSentence, reportRows, reportStats, statById } from './report-stats.js';
+import { CONFIG_SCALE, FILE_SCALE, mountWhatIf } from './report-whatif.js';
+import { configSentence, isConfigFile, readModelConfig } from './model-config.js';
 
 export { meta };
 
@@ -27,7 +28,7 @@ export function mount(el, ctx = {}) {
     name: 'report',
     title: meta.title,
     description:
-      'Choose or drop a .safetensors file (or several .npy files) with tensors named <prefix>q and <prefix>k, of shape (T, d_k), (H, T, d_k) or (B, H, T, d_k).',
+      'Choose or drop a .safetensors file (or several .npy files) with tensors named <prefix>q and <prefix>k, of shape (T, d_k), (H, T, d_k) or (B, H, T, d_k); add the model’s config.json to measure with its own multiplier and soft-cap.',
   });
   el.dataset.reportState = 'empty';
   const stats = reportStats(ctx.schema);
@@ -97,6 +98,7 @@ function sessionHandlers(rc) {
     reportHead(m) {
       if (!run.model) return;
       const r = { ...m.report, layer: m.part, layerName: run.model.layers[m.part].layer };
+      r.sink = isSink(r.sinkWeight, run.model.layers[m.part].seqLen, !!layerOptions(run, m.part).causal);
       run.reports.push(r);
       rc.grid.set(m.part, m.head, r);
       run.done += 1;
@@ -130,8 +132,9 @@ function fileScale(model, i) {
   const s = Number(model?.metadata?.[`${model.layers[i].layer}scale`]);
   return Number.isFinite(s) && s > 0 ? s : null;
 }
-/** The engine's options for layer i: the what-if settings, the file's scale where chosen. */
-function layerOptions({ model, options }, i) {
+/** The engine's options for layer i: the what-if settings, the file's or the config's scale where chosen. */
+function layerOptions({ model, options, modelConfig }, i) {
+  if (options.scale === CONFIG_SCALE) return { ...options, scale: modelConfig?.multiplier ?? 'sqrt' };
   return options.scale === FILE_SCALE ? { ...options, scale: fileScale(model, i) ?? 'sqrt' } : options;
 }
 
@@ -146,6 +149,10 @@ function showNotes(rc, extra = []) {
   rc.ui.notes.replaceChildren(
     ...[...(model?.notes ?? []), ...scaled, ...extra].map((t) => h('li', { text: t })),
   );
+  const config = configSentence(rc.run.modelConfig, model?.layers.map((l) => l.dk) ?? []);
+  rc.ui.config.textContent = config;
+  rc.ui.config.hidden = !config;
+  rc.ui.config.classList.toggle('is-bad', !!rc.run.modelConfig?.problems.length);
 }
 function fail(rc, message, stop = true) {
   rc.ui.error.hidden = false;
@@ -242,8 +249,12 @@ async function load(rc, files) {
   run.selected = null;
   rc.detail.hide();
   ui.progressText.textContent = `Reading ${files.map((f) => f.name).join(', ')}…`;
+  const configs = files.filter((f) => isConfigFile(f.name));
   try {
-    run.model = await openModel(files);
+    run.modelConfig = configs.length ? await readModelConfig(configs[0]) : null;
+    if (configs.length && configs.length === files.length)
+      throw new Error(`${configs[0].name} alone: choose it together with the files of q and k`);
+    run.model = await openModel(files.filter((f) => !isConfigFile(f.name)));
   } catch (err) {
     run.model = null;
     rc.grid.reset([]);
@@ -255,6 +266,7 @@ async function load(rc, files) {
   el.dataset.reportFile = run.model.name;
   const scales = run.model.layers.map((_, i) => fileScale(run.model, i));
   run.whatIf?.offerFileScale(scales.every((x) => x !== null));
+  run.whatIf?.offerConfig(run.modelConfig);
   if (run.whatIf) run.options = run.whatIf.read().options;
   showNotes(rc);
   start(rc);
