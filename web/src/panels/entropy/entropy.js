@@ -1,6 +1,7 @@
 // Chart 3 — softmax entropy vs d_k for the three scalings (left axis, nats) with the ceiling
-// ln T (mean ln of visible keys: entropyMax), and on the right axis (0..1) the mean largest weight
-// per row and the fraction of saturated rows.
+// ln T (mean ln of visible keys: entropyMax) and the floor its logit range puts under it (thin,
+// from the exact points: compute/jobs/sweep.js), and on the right axis (0..1) the mean largest
+// weight per row and the fraction of saturated rows.
 import { panelFrame } from '../../charts/panel-frame.js';
 import { log2Axis, axis } from '../../charts/uplot-chart.js';
 import { createSweepCharts } from '../../charts/sweep-chart.js';
@@ -32,6 +33,13 @@ function entropyChartSpec() {
         width: 2,
         scale: 'y',
         points: true,
+      },
+      {
+        name: 'floor',
+        value: (p) => p.entropyFloor ?? null,
+        width: 1,
+        dash: [1, 2],
+        scale: 'y',
       },
       {
         name: 'max weight',
@@ -85,6 +93,7 @@ export function mount(el, ctx = {}) {
     legend: [
       ...scalings.map((s) => ({ color: `c-${s.value}`, label: s.label })),
       { color: 'fg', label: 'entropy (left)' },
+      { color: 'fg', label: 'its floor B(T, σ̂) (left, thin)', dash: 'dotted' },
       { color: 'fg', label: 'mean max weight (right)', dash: 'dashed' },
       { color: 'fg', label: 'saturated rows (right)', dash: 'dotted' },
       { color: 'c-theory', label: 'ceiling ln T', dash: 'dashed' },
@@ -99,9 +108,11 @@ export function mount(el, ctx = {}) {
     exports: {
       png: () => [{ u: chart.u }],
       csv: () => {
-        const rows = [['scale', 'dk', 'entropy', 'entropyMax', 'maxWeight', 'saturatedFraction']];
+        const rows = [
+          ['scale', 'dk', 'entropy', 'entropyMax', 'entropyFloor', 'maxWeight', 'saturatedFraction'],
+        ];
         for (const [s, p] of store.points())
-          rows.push([s, p.dk, p.entropy, p.entropyMax, p.maxWeight, p.saturatedFraction]);
+          rows.push([s, p.dk, p.entropy, p.entropyMax, p.entropyFloor, p.maxWeight, p.saturatedFraction]);
         return { rows };
       },
       gif: () => ({ mount, schema: ctx.schema, client: ctx.client, cfg, points: store.points() }),

@@ -12,6 +12,7 @@ export function legendFor(copies, scale, trainSchema) {
     ...copies.map((c) => ({ color: `c-${c}`, label: copyLabel(c, scale, trainSchema) })),
     { color: 'fg', label: 'W_q (gradient chart)' },
     { color: 'fg', label: 'W_k (gradient chart)', dash: 'dashed' },
+    { color: 'fg', label: 'entropy floor (entropy chart)', dash: 'dotted' },
     { color: 'c-theory', label: 'chance / ceiling', dash: 'dashed' },
   ];
 }
@@ -117,12 +118,14 @@ export function createTrainingCharts(grid, T, copies) {
     logYAxis('‖∇W‖'),
     [...copySeries(copies, ' W_q'), ...copySeries(copies, ' W_k', [6, 4])],
   );
+  // The floor (Zhai et al., Theorem 3.1; docs/science.md): no row of the step's batch can have a
+  // lower entropy than B(T, σ_max), σ_max the largest centred row norm of its logits.
   const entChart = addChart(
-    'Attention entropy (nats)',
-    'Mean attention entropy of each copy against the step, with the ceiling ln T',
+    'Attention entropy (nats): mean (solid), floor B(T, σ_max) (dotted)',
+    'Mean attention entropy of each copy against the step, with the ceiling ln T and, dotted, the lower bound that the largest centred row norm of the logits puts on every row’s entropy',
     { range: () => [0, Math.log(T()) * 1.06] },
     fractionAxis('entropy (nats)'),
-    copySeries(copies),
+    [...copySeries(copies), ...copySeries(copies, ' floor', [2, 3])],
     (u) => drawHLine(u, Math.log(T()), `ceiling ln T = ${fmt(Math.log(T()), 3)} (uniform)`),
   );
   const satChart = addChart(
@@ -151,7 +154,11 @@ export function createTrainingCharts(grid, T, copies) {
       ...copies.map((c) => col(c, 'gradNormWq')),
       ...copies.map((c) => col(c, 'gradNormWk')),
     ]);
-    entChart.chart.setData(data('entropy'));
+    entChart.chart.setData([
+      x,
+      ...copies.map((c) => col(c, 'entropy')),
+      ...copies.map((c) => col(c, 'entropyFloor')),
+    ]);
     satChart.chart.setData(data('saturatedFraction'));
     return true;
   }

@@ -37,6 +37,9 @@ export const METRICS = Object.freeze([
   'saturatedFraction',
   'gradNormWq',
   'gradNormWk',
+  'maxLogit',
+  'minRowEntropy',
+  'entropyFloor',
 ]);
 /** Steps the Step button runs. */
 export const STEP_BUTTON_STEPS = 10;
