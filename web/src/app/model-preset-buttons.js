@@ -14,19 +14,20 @@ const PLAIN = { softcap: 0, qkNorm: 'none', lengthScale: 0 };
 
 /** mountModelPresets(el, app, client?) → { destroy() }. `app`: createApp's { set, config }. */
 export function mountModelPresets(el, app, client = getEngineClient()) {
-  const list = h('ul', { class: 'preset-list model-preset-list' });
-  const setting = h('p', { class: 'preset-note', 'data-model-setting': '' });
-  const measured = h('p', { class: 'preset-note', 'aria-live': 'polite', 'data-model-measured': '' });
+  const list = h('ul', { class: 'model-preset-list' });
+  const setting = h('p', { class: 'model-preset-note', 'data-model-setting': '' });
+  const measured = h('p', { class: 'model-preset-note', 'aria-live': 'polite', 'data-model-measured': '' });
   const status = h('span', { class: 'model-preset-status' });
   const gaps = h('span', { class: 'model-preset-status' });
   let study = null;
   const buttons = MODEL_PRESETS.map((preset) => {
     const b = h('button', {
       type: 'button',
-      class: 'btn preset',
+      class: 'btn model-preset',
       'aria-pressed': 'false',
       'data-model-preset': preset.id,
       text: preset.title,
+      title: `${preset.repo}: ${preset.code}`,
       onclick: () => {
         for (const x of buttons) x.setAttribute('aria-pressed', String(x === b));
         study?.close();
@@ -36,7 +37,7 @@ export function mountModelPresets(el, app, client = getEngineClient()) {
     list.append(h('li', {}, b));
     return b;
   });
-  el.append(list, setting, measured, h('p', { class: 'preset-note' }, status, gaps));
+  el.append(list, setting, measured, h('p', { class: 'model-preset-note' }, status, gaps));
 
   function press(preset) {
     const s = modelScaling(preset.config);
