@@ -322,6 +322,42 @@ export function drawVLine(u, x, { color, dash = [], label, width = 1.5, labelRow
   return true;
 }
 
+/** A dashed horizontal line of reference at `y`, labelled on a backing box at the right. */
+export function drawHLine(u, y, label) {
+  const ys = u.scales.y;
+  if (!(y >= ys.min && y <= ys.max)) return;
+  const { ctx, bbox } = u;
+  const py = Math.round(u.valToPos(y, 'y', true)) + 0.5;
+  const dpr = devicePixelRatio;
+  ctx.save();
+  ctx.strokeStyle = u.pal.theory;
+  ctx.lineWidth = 1.25 * dpr;
+  ctx.setLineDash([6 * dpr, 4 * dpr]);
+  ctx.beginPath();
+  ctx.moveTo(bbox.left, py);
+  ctx.lineTo(bbox.left + bbox.width, py);
+  ctx.stroke();
+  if (label) {
+    // Right-aligned above the line (below it near the top), on a backing box: curves run through here.
+    ctx.setLineDash([]);
+    ctx.font = `${11 * dpr}px system-ui, sans-serif`;
+    const above = py - bbox.top > 16 * dpr;
+    const tw = ctx.measureText(label).width;
+    const x1 = bbox.left + bbox.width - 4 * dpr;
+    const yText = above ? py - 3 * dpr : py + 3 * dpr;
+    const hBox = 13 * dpr;
+    ctx.fillStyle = u.pal.panel;
+    ctx.globalAlpha = 0.85;
+    ctx.fillRect(x1 - tw - 3 * dpr, above ? yText - hBox : yText, tw + 6 * dpr, hBox);
+    ctx.globalAlpha = 1;
+    ctx.fillStyle = u.pal.fg;
+    ctx.textAlign = 'right';
+    ctx.textBaseline = above ? 'bottom' : 'top';
+    ctx.fillText(label, x1, yText);
+  }
+  ctx.restore();
+}
+
 export function drawDot(u, x, y, { color, r = 5, scale = 'y' }) {
   if (!Number.isFinite(x) || !Number.isFinite(y)) return;
   const sx = u.scales.x,
