@@ -151,7 +151,8 @@ const folderBuild = {
             // own, or a group that imports it (the charts, whose buttons load the exporters) takes it
             // in, and the component would load uPlot before it could report that the charts failed.
             { name: 'preload-helper', test: /vite[\\/]preload-helper/, priority: 3 },
-            { name: 'dom', test: /[\\/]web[\\/]src[\\/]ui[\\/]dom\.js$/, priority: 2 },
+            // The DOM helper and the notice box, which the component's entry and the app both use.
+            { name: 'dom', test: /[\\/]web[\\/]src[\\/]ui[\\/](dom|notice)\.js$/, priority: 2 },
             { name: 'format', test: /[\\/]web[\\/]src[\\/]ui[\\/]format\.js$/, priority: 2 },
             // The panels' registry and their metas, which the app and each view import: one chunk.
             {

@@ -23,7 +23,8 @@ import {
 import { sweepDks } from '../state/choices.js';
 import { PANELS } from '../panels/index.js';
 import { whenNear } from '../ui/when-near.js';
-import { h, uniquePrefix } from '../ui/dom.js';
+import { uniquePrefix } from '../ui/dom.js';
+import { noticeBox } from '../ui/notice.js';
 import {
   engineNotes,
   showEngineNotes,
@@ -40,21 +41,7 @@ import { panelContexts } from './panel-context.js';
 /** A dismissable notice box in `noticeEl` (replacing the last one): warnings, or an error. */
 function showNotices(noticeEl, lines, kind = 'warning') {
   if (!noticeEl || !lines.length) return;
-  const box = h(
-    'div',
-    { class: `notice ${kind}`, role: kind === 'error' ? 'alert' : 'status' },
-    h('p', {
-      class: 'notice-title',
-      text: kind === 'error' ? 'Something went wrong' : 'Some values were adjusted',
-    }),
-    h(
-      'ul',
-      {},
-      lines.map((l) => h('li', { text: l })),
-    ),
-    h('button', { type: 'button', class: 'btn small', text: 'Dismiss', onclick: () => box.remove() }),
-  );
-  noticeEl.replaceChildren(box);
+  noticeEl.replaceChildren(noticeBox(lines, kind));
 }
 
 /** The engine's ready message (marked, its boot time on the root), or (it could not start) the page told so and the error thrown. */

@@ -26,6 +26,7 @@
 import { getEngineClient } from '../compute/worker-client.js';
 import { serialize, schemaDefaults, noticeText, PAGE_LIMITS } from '../state/state.js';
 import { h } from '../ui/dom.js';
+import { noticeBox } from '../ui/notice.js';
 import { fullPageUrl as fullPageFor } from './full-page-url.js';
 import panelsCss from '../styles/panels.css?inline';
 import componentCss from '../styles/component.css?inline';
@@ -63,24 +64,6 @@ function shadowSheet() {
     );
   }
   return sheet;
-}
-
-function noticeBox(lines, kind, onDismiss) {
-  const box = h(
-    'div',
-    { class: `notice ${kind}`, role: kind === 'error' ? 'alert' : 'status' },
-    h('p', {
-      class: 'notice-title',
-      text: kind === 'error' ? 'Something went wrong' : 'Some values were adjusted',
-    }),
-    h(
-      'ul',
-      {},
-      lines.map((l) => h('li', { text: l })),
-    ),
-    h('button', { type: 'button', class: 'btn small', text: 'Dismiss', onclick: () => onDismiss(box) }),
-  );
-  return box;
 }
 
 export class AttnScaleDemo extends HTMLElement {
@@ -167,9 +150,7 @@ export class AttnScaleDemo extends HTMLElement {
   #optionNoticeLists = { panel: [], controls: [], theme: [] };
   #renderOptionNotices() {
     const lines = Object.values(this.#optionNoticeLists).flat().map(noticeText);
-    this.#optionNotices.replaceChildren(
-      ...(lines.length ? [noticeBox(lines, 'warning', (box) => box.remove())] : []),
-    );
+    this.#optionNotices.replaceChildren(...(lines.length ? [noticeBox(lines, 'warning')] : []));
   }
 
   /** Builds (or rebuilds) the app: panels and controls from the attributes, state from `query`. */
@@ -283,7 +264,7 @@ export class AttnScaleDemo extends HTMLElement {
   #fail(message) {
     this.#root.dataset.state = 'failed';
     this.#status.textContent = '';
-    this.#appNotices.replaceChildren(noticeBox([message], 'error', (b) => b.remove()));
+    this.#appNotices.replaceChildren(noticeBox([message], 'error'));
   }
 
   /** Attribute changes: config fields apply in place; panel/controls rebuild; theme repaints. */
