@@ -341,6 +341,14 @@ inline std::string copies_json(const std::vector<CopySpec>& copies) {
   return out + "]";
 }
 
+// The schedule as JSON members (",\"schedule\":…,\"scheduleSteps\":…"), or "" for the constant
+// rate, whose configs read as they did before schedules existed.
+inline std::string schedule_json(const TrainConfig& config) {
+  if (config.schedule == LrSchedule::constant) return "";
+  return ",\"schedule\":\"" + std::string(schedule_name(config.schedule)) +
+         "\",\"scheduleSteps\":" + std::to_string(config.scheduleSteps);
+}
+
 // The training config as JSON, as the trainer read it (every field, the copies if chosen).
 inline std::string train_config_json(const TrainConfig& config) {
   std::string scale =
@@ -349,6 +357,7 @@ inline std::string train_config_json(const TrainConfig& config) {
          ",\"batchSize\":" + std::to_string(config.batchSize) + ",\"optimizer\":\"" +
          optimizer_name(config.optimizer) +
          "\",\"learningRate\":" + val(config.learningRate).call<std::string>("toString") +
+         schedule_json(config) +
          ",\"initScale\":" + val(config.initScale).call<std::string>("toString") +
          ",\"precision\":\"" + precision_name(config.format.precision) +
          "\",\"saturate\":" + (config.format.saturate ? "true" : "false") +

@@ -21,6 +21,8 @@
 #include "stats/entropy_bound.hpp"
 #include "train/detmath.hpp"
 #include "train/kernels.hpp"
+#include "train/qk_norm.hpp"
+#include "train/weight_bound.hpp"
 
 namespace attnscale::train {
 
@@ -130,6 +132,7 @@ double row_entropy(const float* p, int n, float* tmp) {
 struct AttentionTally {
   double entropySum = 0.0, minRowEntropy = std::numeric_limits<double>::infinity();
   double maxAbsLogit = 0.0, maxCentredNorm = 0.0;  // over the logits the softmax gets
+  double maxQ2 = 0.0, maxK2 = 0.0;                 // largest ||q^||^2, ||k^||^2 (QK-norm only)
   long long saturated = 0;
 };
 
@@ -156,6 +159,19 @@ void tally_logits(const float* S, int T, AttentionTally& t) {
   }
 }
 
+// The largest squared norm of the T rows of x (T x dk) and m, in double.
+double max_row_norm2(const float* x, int T, int dk, double m) {
+  for (int t = 0; t < T; ++t) {
+    double ss = 0.0;
+    for (int c = 0; c < dk; ++c) {
+      const double v = static_cast<double>(x[static_cast<std::size_t>(t) * dk + c]);
+      ss += v * v;
+    }
+    m = nan_max(m, ss);
+  }
+  return m;
+}
+
 // The weights' metrics of one example (P: T x T weights): saturated rows and row entropies.
 void tally_weights(const float* P, int T, float* tmp, AttentionTally& t) {
   for (int i = 0; i < T; ++i) {
@@ -164,53 +180,6 @@ void tally_weights(const float* P, int T, float* tmp, AttentionTally& t) {
     const double h = row_entropy(row, T, tmp);
     t.entropySum += h;
     t.minRowEntropy = nan_min(t.minRowEntropy, h);
-  }
-}
-
-// QK-norm of the T rows of x (T x dk), in place: n = norm(x) (rms: x / sqrt(mean(x^2) + eps);
-// layer: (x - mean) / sqrt(mean((x - mean)^2) + eps)), saved in `normed` with r = 1/sqrt(.. + eps)
-// per row for the backward pass, then x = n * gain. Sums run in index order (same bits in
-// every build).
-void qk_norm_rows(QkNorm kind, const float* gain, float* x, float* normed, float* r, int T,
-                  int dk) {
-  const float inv = 1.0f / static_cast<float>(dk);
-  for (int t = 0; t < T; ++t) {
-    float* row = x + static_cast<std::size_t>(t) * dk;
-    float* n = normed + static_cast<std::size_t>(t) * dk;
-    float mean = 0.0f;
-    if (kind == QkNorm::layer) {
-      for (int c = 0; c < dk; ++c) mean = mean + row[c];
-      mean = mean * inv;
-    }
-    float ss = 0.0f;
-    for (int c = 0; c < dk; ++c) ss = ss + (row[c] - mean) * (row[c] - mean);
-    const float rt = 1.0f / std::sqrt(ss * inv + kQkNormEps);
-    r[t] = rt;
-    for (int c = 0; c < dk; ++c) {
-      n[c] = (row[c] - mean) * rt;
-      row[c] = n[c] * gain[c];
-    }
-  }
-}
-
-// Backward of qk_norm_rows: dx (in place over dy, the gradient of x = n * gain) and the gain's
-// gradient added to dgain. dn = dy * gain; rms: dx = r (dn - n mean(dn n));
-// layer: dx = r (dn - mean(dn) - n mean(dn n)).
-void qk_norm_rows_backward(QkNorm kind, const float* gain, const float* normed, const float* r,
-                           float* dy, float* dgain, int T, int dk) {
-  const float inv = 1.0f / static_cast<float>(dk);
-  for (int t = 0; t < T; ++t) {
-    float* d = dy + static_cast<std::size_t>(t) * dk;
-    const float* n = normed + static_cast<std::size_t>(t) * dk;
-    float sum = 0.0f, dot = 0.0f;
-    for (int c = 0; c < dk; ++c) {
-      dgain[c] = dgain[c] + d[c] * n[c];
-      d[c] = d[c] * gain[c];
-      sum = sum + d[c];
-      dot = dot + d[c] * n[c];
-    }
-    const float meanD = kind == QkNorm::layer ? sum * inv : 0.0f, meanDn = dot * inv;
-    for (int c = 0; c < dk; ++c) d[c] = r[t] * (d[c] - meanD - n[c] * meanDn);
   }
 }
 
@@ -266,6 +235,10 @@ void forward_attention(const Params<float>& p, const Batch& batch, int e, const 
   round_if(fmt, ws.Q.data(), Tdk);
   round_if(fmt, ws.K.data(), Tdk);
   round_if(fmt, ws.V.data(), Tdk);
+  if (tally && spec.qkNorm != QkNorm::none) {
+    tally->maxQ2 = max_row_norm2(ws.Q.data(), T, dk, tally->maxQ2);
+    tally->maxK2 = max_row_norm2(ws.K.data(), T, dk, tally->maxK2);
+  }
   transpose(T, dk, ws.K.data(), ws.Kt.data());
   gemm(T, T, dk, ws.Q.data(), dk, 1, ws.Kt.data(), T, ws.S.data(), T, false);
   // as the attention run does: the raw fp32 dot products rounded, then scaled and rounded again
@@ -277,12 +250,21 @@ void forward_attention(const Params<float>& p, const Batch& batch, int e, const 
   round_if(fmt, ws.O.data(), Tdk);
 }
 
+// kernels.hpp's gemm out of line, for the products that run once per step (the tables, the
+// weights' gradients, weightBound's): they share one copy of the kernel, which keeps the wasm
+// build small, while the per-example products stay inlined where they are called.
+[[gnu::noinline]] void gemm_once(int M, int N, int K, const float* A, std::ptrdiff_t ars,
+                                 std::ptrdiff_t acs, const float* B, std::ptrdiff_t ldb, float* C,
+                                 std::ptrdiff_t ldc, bool accumulate) {
+  gemm(M, N, K, A, ars, acs, B, ldb, C, ldc, accumulate);
+}
+
 void project_tables(const Params<float>& p, FloatScratch& ws) {
   const Dims& d = p.dims;
   const int nvoc = d.vocab();
-  gemm(nvoc, d.dk, d.D, p.E.data(), d.D, 1, p.Wq.data(), d.dk, ws.Pq.data(), d.dk, false);
-  gemm(nvoc, d.dk, d.D, p.E.data(), d.D, 1, p.Wk.data(), d.dk, ws.Pk.data(), d.dk, false);
-  gemm(nvoc, d.dk, d.D, p.E.data(), d.D, 1, p.Wv.data(), d.dk, ws.Pv.data(), d.dk, false);
+  gemm_once(nvoc, d.dk, d.D, p.E.data(), d.D, 1, p.Wq.data(), d.dk, ws.Pq.data(), d.dk, false);
+  gemm_once(nvoc, d.dk, d.D, p.E.data(), d.D, 1, p.Wk.data(), d.dk, ws.Pk.data(), d.dk, false);
+  gemm_once(nvoc, d.dk, d.D, p.E.data(), d.D, 1, p.Wv.data(), d.dk, ws.Pv.data(), d.dk, false);
 }
 
 double sum_squares(const std::vector<float>& x) {
@@ -292,6 +274,11 @@ double sum_squares(const std::vector<float>& x) {
 }
 
 }  // namespace
+
+void square_product(int D, int K, const float* A, std::ptrdiff_t ars, std::ptrdiff_t acs,
+                    const float* B, float* C) {
+  gemm_once(D, D, K, A, ars, acs, B, D, C, D, false);
+}
 
 void FloatScratch::resize(const Dims& d) {
   const std::size_t nvoc = static_cast<std::size_t>(d.vocab()), D = static_cast<std::size_t>(d.D),
@@ -305,6 +292,7 @@ void FloatScratch::resize(const Dims& d) {
   rk.assign(T, 0.0f);
   S.assign(T * T, 0.0f);
   Th.assign(T * T, 0.0f);
+  Mw.assign(3 * D * D, 0.0f);
   dP.assign(T * T, 0.0f);
   Z.assign(T * nV, 0.0f);
   dZ.assign(T * nV, 0.0f);
@@ -426,12 +414,12 @@ void float_loss_and_grad(const Params<float>& p, const Batch& batch, const Logit
     }
   }
   // tables -> weights and embeddings
-  gemm(D, dk, nvoc, p.E.data(), 1, D, ws.dPq.data(), dk, g.Wq.data(), dk, false);
-  gemm(D, dk, nvoc, p.E.data(), 1, D, ws.dPk.data(), dk, g.Wk.data(), dk, false);
-  gemm(D, dk, nvoc, p.E.data(), 1, D, ws.dPv.data(), dk, g.Wv.data(), dk, false);
-  gemm(nvoc, D, dk, ws.dPq.data(), dk, 1, ws.WqT.data(), D, g.E.data(), D, false);
-  gemm(nvoc, D, dk, ws.dPk.data(), dk, 1, ws.WkT.data(), D, g.E.data(), D, true);
-  gemm(nvoc, D, dk, ws.dPv.data(), dk, 1, ws.WvT.data(), D, g.E.data(), D, true);
+  gemm_once(D, dk, nvoc, p.E.data(), 1, D, ws.dPq.data(), dk, g.Wq.data(), dk, false);
+  gemm_once(D, dk, nvoc, p.E.data(), 1, D, ws.dPk.data(), dk, g.Wk.data(), dk, false);
+  gemm_once(D, dk, nvoc, p.E.data(), 1, D, ws.dPv.data(), dk, g.Wv.data(), dk, false);
+  gemm_once(nvoc, D, dk, ws.dPq.data(), dk, 1, ws.WqT.data(), D, g.E.data(), D, false);
+  gemm_once(nvoc, D, dk, ws.dPk.data(), dk, 1, ws.WkT.data(), D, g.E.data(), D, true);
+  gemm_once(nvoc, D, dk, ws.dPv.data(), dk, 1, ws.WvT.data(), D, g.E.data(), D, true);
 
   const double n = static_cast<double>(B) * T;
   metrics.loss = loss / n;
@@ -443,6 +431,7 @@ void float_loss_and_grad(const Params<float>& p, const Batch& batch, const Logit
   metrics.maxLogit = tally.maxAbsLogit;
   metrics.minRowEntropy = tally.minRowEntropy;
   metrics.entropyFloor = entropy_lower_bound(T, tally.maxCentredNorm);
+  metrics.weightBound = weight_bound(p, batch, spec, tally.maxQ2, tally.maxK2, ws);
 }
 
 }  // namespace attnscale::train

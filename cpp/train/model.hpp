@@ -3,6 +3,7 @@
 // See train.hpp for the model and task definition.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -87,7 +88,7 @@ void init_params(const Dims& d, double initScale, std::uint32_t seed, Params<flo
 
 struct StepMetrics {
   double loss = 0, accuracy = 0, entropy = 0, saturatedFraction = 0, gradNormWq = 0, gradNormWk = 0;
-  double maxLogit = 0, minRowEntropy = 0, entropyFloor = 0;  // train.hpp
+  double maxLogit = 0, minRowEntropy = 0, entropyFloor = 0, weightBound = 0;  // train.hpp
 };
 
 // Scratch buffers of the optimized path, sized for one Dims.
@@ -98,6 +99,7 @@ struct FloatScratch {
   std::vector<float> Q, K, V, Kt, Vt, S, O, Z, dZ, dO, dP, dQ, dK, dV;
   std::vector<float> Qn, Kn, rq, rk;  // QK-norm: normalized rows before the gain, 1/sqrt(var + eps)
   std::vector<float> Th;              // soft-cap: tanh(u / c) of every logit
+  std::vector<float> Mw;              // weight_bound.hpp's scratch, 3 D x D
   std::vector<float> tmp;
   void resize(const Dims& d);
 };
@@ -113,6 +115,11 @@ void float_loss_and_grad(const Params<float>& p, const Batch& batch, const Logit
 void float_attention(const Params<float>& p, const Batch& batch, int e, const LogitSpec& spec,
                      Format fmt, float* out, FloatScratch& ws, float* q = nullptr,
                      float* k = nullptr);
+
+// C = A B, D x D, with A(i, k) = A[i ars + k acs] (D x K) and B (K x D) row-major: kernels.hpp's
+// gemm through the model's one out-of-line copy (weight_bound.cpp's products).
+void square_product(int D, int K, const float* A, std::ptrdiff_t ars, std::ptrdiff_t acs,
+                    const float* B, float* C);
 
 // Plain double-precision reference: loss (mean cross-entropy) and, if grads != nullptr, the
 // gradients of every parameter. No rounding emulation (fp32 semantics only).

@@ -70,6 +70,18 @@ void adam_update(std::vector<float>& w, const std::vector<float>& g, std::vector
 }  // namespace
 }  // namespace train
 
+double scheduled_lr(const TrainConfig& cfg, long long t) {
+  const double lr = cfg.learningRate;
+  if (cfg.schedule == LrSchedule::constant) return lr;
+  const long long n = cfg.scheduleSteps;
+  const long long warm = (n + 10) / 20;  // round(n / 20), halves up
+  if (t <= warm) return lr * static_cast<double>(t) / static_cast<double>(warm);
+  const double end = lr < kScheduleEndLr ? lr : kScheduleEndLr;
+  if (t >= n) return end;
+  const double p = static_cast<double>(t - warm) / static_cast<double>(n - warm);
+  return end + (lr - end) * (0.5 + 0.5 * train::det_cos_pi(p));
+}
+
 Trainer::Trainer(const TrainConfig& cfg) : cfg_(cfg), error_(validate_train_config(cfg)) {
   if (!error_.empty()) return;
   ws_ = std::make_unique<train::Workspace>();
@@ -135,11 +147,12 @@ void Trainer::step(int n, std::int32_t* steps, double* metrics) {
     train::make_batch(cfg_.seed, 1, static_cast<std::uint64_t>(steps_), cfg_.batchSize, cfg_.seqLen,
                       kValueTokens, ws_->batch);
     ++steps_;
+    const double lr = scheduled_lr(cfg_, steps_);
     float a = 0.0f, c2 = 0.0f;
     if (cfg_.optimizer == Optimizer::adam) {
       ws_->beta1t *= static_cast<double>(train::kBeta1);
       ws_->beta2t *= static_cast<double>(train::kBeta2);
-      a = static_cast<float>(cfg_.learningRate / (1.0 - ws_->beta1t));
+      a = static_cast<float>(lr / (1.0 - ws_->beta1t));
       c2 = static_cast<float>(1.0 / (1.0 - ws_->beta2t));
     }
     for (int c = 0; c < nc; ++c) {
@@ -150,12 +163,12 @@ void Trainer::step(int n, std::int32_t* steps, double* metrics) {
         if (cfg_.optimizer == Optimizer::adam)
           train::adam_update(s.p.tensor(t), s.g.tensor(t), s.m.tensor(t), s.v.tensor(t), a, c2);
         else
-          train::sgd_update(s.p.tensor(t), s.g.tensor(t), static_cast<float>(cfg_.learningRate));
+          train::sgd_update(s.p.tensor(t), s.g.tensor(t), static_cast<float>(lr));
       }
       if (metrics) {
         const double vals[kTrainMetrics] = {
             mt.loss,       mt.accuracy, mt.entropy,       mt.saturatedFraction, mt.gradNormWq,
-            mt.gradNormWk, mt.maxLogit, mt.minRowEntropy, mt.entropyFloor};
+            mt.gradNormWk, mt.maxLogit, mt.minRowEntropy, mt.entropyFloor,      mt.weightBound};
         for (int m = 0; m < kTrainMetrics; ++m)
           metrics[(static_cast<std::size_t>(c) * kTrainMetrics + m) * n + k] = vals[m];
       }

@@ -32,6 +32,12 @@
 // Optimizers: SGD (plain, no momentum) or Adam (beta1 0.9, beta2 0.999, eps 1e-8, bias-corrected).
 //   Default learning rate 1e-3: the usual Adam default, fixed before any measurement. Plain SGD
 //   needs a far larger rate on this task (~1 at the defaults; 0.1 barely moves in 500 steps).
+// Learning-rate schedule (scheduled_lr): 'constant' (the default: the rate as given, the same bits
+//   as before schedules existed) or 'warmup-cosine', Wortsman et al. 2023's shape (linear warm-up
+//   over 5e3 of 1e5 steps, then cosine decay to 1e-5) scaled to a run of N = scheduleSteps steps:
+//   W = round(N / 20) warm-up steps with lr(t) = lr * t / W, then
+//   lr(t) = lrEnd + (lr - lrEnd)(1 + cos(pi (t - W) / (N - W))) / 2, lrEnd = min(1e-5, lr), so
+//   lr(N) = lrEnd; after step N the rate stays at lrEnd. cos from IEEE + - * / only (det_cos_pi).
 // Precision emulation (forward only, as the attention run does): Q, K, V, the raw logits Q K^T, the
 // scaled logits, the exponentials, the attention weights and the attention output are rounded to
 // the selected format; the read-out, the loss and the whole backward pass are float32
@@ -46,8 +52,12 @@
 //   minRowEntropy (the lowest of the row entropies that `entropy` averages),
 //   entropyFloor (stats/entropy_bound.hpp's B(T, sigma) at sigma = the largest centred row norm
 //     ||z - mean z||_2 of those logits: every row sees all T keys and B decreases in sigma, so it
-//     is below every row's exact entropy; NaN when a logit is not finite).
-//   The last three are computed beside the others and change none of their bits.
+//     is below every row's exact entropy; NaN when a logit is not finite),
+//   weightBound (Zhai et al. 2023's weight-side bound on every |logit| before the soft-cap:
+//     |scale| ||W_q W_k^T||_2 max_i ||x_i||^2 (times s ln T when set) over the batch's inputs x_i;
+//     with QK-norm |scale| max ||q^|| max ||k^|| over the batch's normalised rows;
+//     weight_bound.hpp).
+//   The last four are computed beside the others and change none of their bits.
 // Determinism: batches and initial values come from a counter-based hash; every kernel uses only
 // IEEE + - * / sqrt with one fixed operation order per output (no order-dependent reductions, own
 // exp/log from the same operations), so the same config gives the same bits natively and in wasm
@@ -83,9 +93,11 @@ enum class TrainMetric : int {
   gradNormWk = 5,
   maxLogit = 6,
   minRowEntropy = 7,
-  entropyFloor = 8
+  entropyFloor = 8,
+  weightBound = 9
 };
-inline constexpr int kTrainMetrics = 9;
+inline constexpr int kTrainMetrics = 10;
+enum class LrSchedule : int { constant = 0, warmupCosine = 1 };
 inline constexpr int kModelDim = 64;     // d_model
 inline constexpr int kValueTokens = 16;  // number of value tokens (read-out classes)
 
@@ -100,6 +112,8 @@ inline constexpr long long kTrainWorkCap = 1LL << 21;  // dk * seqLen * batchSiz
 inline constexpr int kTrainCopiesMax = 8;
 inline constexpr std::size_t kTrainCopyNameMax = 24;
 inline constexpr double kTrainSoftcapMax = 1e6, kTrainLengthScaleMax = 100.0;
+inline constexpr int kTrainScheduleStepsMin = 1, kTrainScheduleStepsMax = 1000000;
+inline constexpr double kScheduleEndLr = 1e-5;  // warmup-cosine decays to min(this, learningRate)
 
 // One trained copy: its name (the key of its curves) and how it forms its logits (see above).
 struct CopySpec {
@@ -117,6 +131,8 @@ struct TrainConfig {
   int batchSize = 16;
   Optimizer optimizer = Optimizer::adam;
   double learningRate = 1e-3;
+  LrSchedule schedule = LrSchedule::constant;
+  int scheduleSteps = 1000;  // N, the run's length the warmup-cosine shape is scaled to
   double initScale = 1.0;
   Format format;  // JS: precision + saturate
   std::uint32_t seed = 1;
@@ -146,6 +162,11 @@ std::string validate_copy_spec(const CopySpec& spec, const std::string& where);
 
 const char* optimizer_name(Optimizer o);  // "sgd" | "adam"
 bool parse_optimizer(std::string_view name, Optimizer& out);
+const char* schedule_name(LrSchedule s);  // "constant" | "warmup-cosine"
+bool parse_schedule(std::string_view name, LrSchedule& out);
+// The learning rate of step t (1-based) under cfg's schedule (see above); cfg.learningRate itself
+// when the schedule is constant. The same bits in every build.
+double scheduled_lr(const TrainConfig& cfg, long long t);
 const char* train_metric_name(TrainMetric m);  // "loss", "accuracy", ... as in the JS API
 
 namespace train {

@@ -35,6 +35,11 @@ std::string validate_train_config(const TrainConfig& c) {
   if (!finite_in(c.learningRate, kTrainLrMin, kTrainLrMax))
     return "learningRate must be a finite number in [" + n(kTrainLrMin) + ", " + n(kTrainLrMax) +
            "], got " + n(c.learningRate);
+  if (c.schedule != LrSchedule::constant && c.schedule != LrSchedule::warmupCosine)
+    return "schedule must be 'constant' or 'warmup-cosine'";
+  if (c.scheduleSteps < kTrainScheduleStepsMin || c.scheduleSteps > kTrainScheduleStepsMax)
+    return "scheduleSteps must be an integer in [" + n(kTrainScheduleStepsMin) + ", " +
+           n(kTrainScheduleStepsMax) + "], got " + n(c.scheduleSteps);
   if (!finite_in(c.initScale, kTrainInitScaleMin, kTrainInitScaleMax))
     return "initScale must be a finite number in [" + n(kTrainInitScaleMin) + ", " +
            n(kTrainInitScaleMax) + "], got " + n(c.initScale);
@@ -93,6 +98,16 @@ bool parse_optimizer(std::string_view name, Optimizer& out) {
   return false;
 }
 
+const char* schedule_name(LrSchedule s) {
+  return s == LrSchedule::warmupCosine ? "warmup-cosine" : "constant";
+}
+
+bool parse_schedule(std::string_view name, LrSchedule& out) {
+  if (name == "constant") return out = LrSchedule::constant, true;
+  if (name == "warmup-cosine") return out = LrSchedule::warmupCosine, true;
+  return false;
+}
+
 const char* train_metric_name(TrainMetric m) {
   switch (m) {
     case TrainMetric::loss:
@@ -113,6 +128,8 @@ const char* train_metric_name(TrainMetric m) {
       return "minRowEntropy";
     case TrainMetric::entropyFloor:
       return "entropyFloor";
+    case TrainMetric::weightBound:
+      return "weightBound";
   }
   return "loss";
 }

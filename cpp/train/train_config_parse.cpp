@@ -51,6 +51,18 @@ ConfigError parse_train_config(const FieldMap& fields, TrainConfig& out) {
         c.hasCustom = true;
         c.customScale = v.number;
       }
+    } else if (name == "scheduleSteps") {
+      const std::string range = "an integer in [" + format_number(kTrainScheduleStepsMin) + ", " +
+                                format_number(kTrainScheduleStepsMax) + "]";
+      if (!number) return type_error(name, range.c_str());
+      if (!is_integer(v) || v.number < kTrainScheduleStepsMin || v.number > kTrainScheduleStepsMax)
+        return {"RangeError",
+                "scheduleSteps must be " + range + ", got " + format_number(v.number)};
+      c.scheduleSteps = static_cast<int>(v.number);
+    } else if (name == "schedule") {
+      if (v.kind != FieldValue::Kind::string || !parse_schedule(v.text, c.schedule))
+        return {v.kind == FieldValue::Kind::string ? "RangeError" : "TypeError",
+                "schedule must be 'constant' or 'warmup-cosine'"};
     } else if (name == "optimizer") {
       if (v.kind != FieldValue::Kind::string || !parse_optimizer(v.text, c.optimizer))
         return {v.kind == FieldValue::Kind::string ? "RangeError" : "TypeError",
@@ -63,9 +75,10 @@ ConfigError parse_train_config(const FieldMap& fields, TrainConfig& out) {
       if (v.kind != FieldValue::Kind::boolean) return type_error(name, "a boolean (true or false)");
       c.format.saturate = v.boolean;
     } else {
-      return {"TypeError", "unknown training field '" + name.substr(0, 40) +
-                               "'; valid fields: dk, seqLen, batchSize, optimizer, learningRate, "
-                               "initScale, precision, saturate, seed, scale, copies"};
+      return {"TypeError",
+              "unknown training field '" + name.substr(0, 40) +
+                  "'; valid fields: dk, seqLen, batchSize, optimizer, learningRate, "
+                  "schedule, scheduleSteps, initScale, precision, saturate, seed, scale, copies"};
     }
   }
   c.copies = out.copies;  // parsed beforehand by parse_copy_spec (the Embind layer)
@@ -156,6 +169,10 @@ std::string train_schema_json() {
   optimizer.text("name", "optimizer").text("type", "enum").raw("values", "[\"adam\",\"sgd\"]");
   row(optimizer.text("default", "adam"));
   range("learningRate", "number", kTrainLrMin, kTrainLrMax, d.learningRate);
+  JsonObject schedule;
+  schedule.text("name", "schedule").text("type", "enum");
+  row(schedule.raw("values", "[\"constant\",\"warmup-cosine\"]").text("default", "constant"));
+  range("scheduleSteps", "int", kTrainScheduleStepsMin, kTrainScheduleStepsMax, d.scheduleSteps);
   range("initScale", "number", kTrainInitScaleMin, kTrainInitScaleMax, d.initScale);
   range("seed", "int", 0, 4294967295.0, d.seed);
   JsonObject workCap;

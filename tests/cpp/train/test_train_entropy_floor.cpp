@@ -13,6 +13,7 @@
 
 #include "config/logit_schemes.hpp"
 #include "copy_spec.hpp"
+#include "logits_double.hpp"
 #include "stats/entropy_bound.hpp"
 #include "train/model.hpp"
 #include "train/train.hpp"
@@ -108,59 +109,8 @@ TEST(TrainEntropyFloor, HoldsInLowPrecisionUpToTheWeightsRounding) {
   expect_floor_holds(c, 60, 2e-2);
 }
 
-namespace {
-
 using Mat = std::vector<double>;
-
-// The logits one example's softmax gets, recomputed in double from float parameters (train.hpp):
-// x_j = (E[a_j] + E[T + b_j] + E[T + 16 + c_j]) / sqrt 3, q = x W_q, k = x W_k, QK-norm with its
-// gains, z = softcap(scale * q.k * s ln T).
-Mat logits_double(const Trainer::ParamView& p, const attnscale::train::Batch& b, int e, int T,
-                  int dk, double scale, const CopySpec& c) {
-  const int D = attnscale::kModelDim, nV = attnscale::kValueTokens;
-  Mat q(static_cast<std::size_t>(T) * dk, 0.0), k(q.size(), 0.0);
-  for (int j = 0; j < T; ++j) {
-    const std::size_t at = static_cast<std::size_t>(e) * T + j;
-    const int rows[3] = {b.key[at], T + b.val[at], T + nV + b.qry[at]};
-    for (int i = 0; i < D; ++i) {
-      double x = 0.0;
-      for (int r : rows) x += (*p.E)[static_cast<std::size_t>(r) * D + i];
-      x /= std::sqrt(3.0);
-      for (int d = 0; d < dk; ++d) {
-        q[static_cast<std::size_t>(j) * dk + d] +=
-            x * (*p.Wq)[static_cast<std::size_t>(i) * dk + d];
-        k[static_cast<std::size_t>(j) * dk + d] +=
-            x * (*p.Wk)[static_cast<std::size_t>(i) * dk + d];
-      }
-    }
-  }
-  if (c.qkNorm != QkNorm::none)
-    for (auto [m, g] : {std::pair{&q, p.gq}, std::pair{&k, p.gk}})
-      for (int j = 0; j < T; ++j) {
-        double* row = m->data() + static_cast<std::size_t>(j) * dk;
-        double mean = 0.0, ss = 0.0;
-        if (c.qkNorm == QkNorm::layer) {
-          for (int d = 0; d < dk; ++d) mean += row[d] / dk;
-        }
-        for (int d = 0; d < dk; ++d) ss += (row[d] - mean) * (row[d] - mean) / dk;
-        const double r = 1.0 / std::sqrt(ss + attnscale::kQkNormEps);
-        for (int d = 0; d < dk; ++d) row[d] = (row[d] - mean) * r * (*g)[d];
-      }
-  Mat z(static_cast<std::size_t>(T) * T);
-  for (int i = 0; i < T; ++i)
-    for (int j = 0; j < T; ++j) {
-      double s = 0.0;
-      for (int d = 0; d < dk; ++d)
-        s += q[static_cast<std::size_t>(i) * dk + d] * k[static_cast<std::size_t>(j) * dk + d];
-      s *= scale;
-      if (c.lengthScale > 0.0) s *= c.lengthScale * std::log(static_cast<double>(T));
-      if (c.softcap > 0.0) s = c.softcap * std::tanh(s / c.softcap);
-      z[static_cast<std::size_t>(i) * T + j] = s;
-    }
-  return z;
-}
-
-}  // namespace
+using attnscale::test::logits_double;
 
 // Step 11 of each kind of copy: maxLogit, the floor and the lowest row entropy from the copy's
 // parameters before that step and the step's batch, in double.

@@ -14,6 +14,7 @@ const METRICS = [
   'maxLogit',
   'minRowEntropy',
   'entropyFloor',
+  'weightBound',
 ];
 
 // FNV-1a 64 over the bytes of Float64Arrays, as the native golden tests hash their metrics (with
@@ -113,6 +114,14 @@ test('train: bad config and arguments throw errors naming the field', async () =
     [{ seed: -3 }, RangeError, /seed/],
     [{ dk: 4096, seqLen: 128, batchSize: 64 }, RangeError, /dk \* seqLen \* batchSize/],
     [{ lr: 1 }, TypeError, /unknown training field 'lr'/],
+    [{ schedule: 'cosine' }, RangeError, /schedule must be 'constant' or 'warmup-cosine'/],
+    [{ scheduleSteps: 0 }, RangeError, /scheduleSteps must be an integer in \[1, 1000000\], got 0/],
+    [{ scheduleSteps: '5' }, TypeError, /scheduleSteps must be an integer/],
+    [
+      { learningRate: 30, schedule: 'warmup-cosine' },
+      RangeError,
+      /learningRate must be a finite number in \[/,
+    ],
   ]) {
     assert.throws(
       () => simd.train(cfg),
@@ -128,6 +137,31 @@ test('train: bad config and arguments throw errors naming the field', async () =
   assert.throws(() => trainer.attention(3), TypeError);
   assert.equal(trainer.step(1).step[0], 1);
   trainer.delete();
+});
+
+// TrainSchedule.GoldenValuesSharedWithWasm: the loss and weightBound of every step of every copy.
+test('train: warmup-cosine and weightBound give the native golden values in SIMD and scalar wasm', async () => {
+  const { simd, scalar } = await bothEngines();
+  for (const engine of [simd, scalar]) {
+    const trainer = engine.train({ learningRate: 1e-2, schedule: 'warmup-cosine', scheduleSteps: 60 });
+    assert.equal(trainer.config.schedule, 'warmup-cosine');
+    assert.equal(trainer.config.scheduleSteps, 60);
+    const r = trainer.step(60);
+    assert.equal(r.copies.sqrt.loss[59], 0.60943381083382631);
+    assert.equal(r.copies.none.weightBound[59], 409.22578073815004);
+    const blocks = ['none', 'sqrt', 'linear'].flatMap((c) =>
+      ['loss', 'weightBound'].map((m) => r.copies[c][m]),
+    );
+    assert.equal(fnv64(blocks), 0xb6fef672a22e961an);
+    // the bound is on every |logit| (float32 rounding: 1e-5, as natively)
+    for (const [name, m] of Object.entries(r.copies))
+      for (let s = 0; s < 60; s++)
+        assert.ok(m.weightBound[s] >= m.maxLogit[s] * (1 - 1e-5), `${name} ${s + 1}`);
+    trainer.delete();
+  }
+  const constant = simd.train({ dk: 16, seqLen: 8, schedule: 'constant', scheduleSteps: 5 }).step(10);
+  const plain = simd.train({ dk: 16, seqLen: 8 }).step(10);
+  for (const m of METRICS) assert.deepEqual(constant.copies.sqrt[m], plain.copies.sqrt[m], m);
 });
 
 // The five schemes of the training findings; the same copies as the native golden test

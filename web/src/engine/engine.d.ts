@@ -282,9 +282,21 @@ export interface SchemaField {
 
 /** One row of `engine.trainSchema`. */
 export type TrainSchemaField =
-  | { name: 'dk' | 'seqLen' | 'batchSize' | 'seed'; type: 'int'; min: number; max: number; default: number }
+  | {
+      name: 'dk' | 'seqLen' | 'batchSize' | 'seed' | 'scheduleSteps';
+      type: 'int';
+      min: number;
+      max: number;
+      default: number;
+    }
   | { name: 'learningRate' | 'initScale'; type: 'number'; min: number; max: number; default: number }
   | { name: 'optimizer'; type: 'enum'; values: Optimizer[]; default: Optimizer }
+  | {
+      name: 'schedule';
+      type: 'enum';
+      values: NonNullable<TrainConfig['schedule']>[];
+      default: NonNullable<TrainConfig['schedule']>;
+    }
   | { name: 'workCap'; type: 'limit'; value: number; hint: string }
   | {
       name: 'copies';
@@ -344,8 +356,15 @@ export interface TrainConfig {
   batchSize?: number;
   /** Default 'adam'. */
   optimizer?: Optimizer;
-  /** In [1e-6, 10]. Default 1e-3. */
+  /** In [1e-6, 10]. Default 1e-3. The peak rate under a schedule. */
   learningRate?: number;
+  /**
+   * Default 'constant' (the rate as given). 'warmup-cosine': a linear warm-up over round(N/20) steps,
+   * then a cosine decay to min(1e-5, learningRate) at step N = scheduleSteps, flat after it.
+   */
+  schedule?: 'constant' | 'warmup-cosine';
+  /** Integer 1…10⁶: the run length N that 'warmup-cosine' is scaled to. Default 1000. */
+  scheduleSteps?: number;
   /** Std of the initial q and k components, in [0.01, 10]. Default 1. */
   initScale?: number;
   precision?: Precision;
@@ -358,9 +377,12 @@ export interface TrainConfig {
   copies?: readonly TrainCopySpec[];
 }
 
-/** The training settings in use (`trainer.config`). */
-export interface FullTrainConfig extends Required<Omit<TrainConfig, 'scale' | 'copies'>> {
+/** The training settings in use (`trainer.config`); `schedule` and `scheduleSteps` only when not 'constant'. */
+export interface FullTrainConfig
+  extends Required<Omit<TrainConfig, 'scale' | 'copies' | 'schedule' | 'scheduleSteps'>> {
   scale?: number;
+  schedule?: 'warmup-cosine';
+  scheduleSteps?: number;
   copies?: Required<TrainCopySpec>[];
 }
 
@@ -378,6 +400,11 @@ export interface TrainMetrics {
   minRowEntropy: Float64Array;
   /** `entropyLowerBound(seqLen, σ)` at σ = the batch's largest centred row norm of those logits; ≤ minRowEntropy. */
   entropyFloor: Float64Array;
+  /**
+   * Bound on every |logit| before the soft-cap from the weights: |scale|·‖W_q W_kᵀ‖₂·max‖x_i‖² over
+   * the batch (× s·ln T when set); with QK-norm |scale|·max‖q̂‖·max‖k̂‖. √seqLen × it bounds σ.
+   */
+  weightBound: Float64Array;
 }
 
 /** Metrics by copy: the default copies, or one entry per chosen copy's name. */

@@ -306,8 +306,8 @@ export class Engine {
    * same batches: by default with scale none, 1/√d_k and 1/d_k (and `scale`, a custom multiplier,
    * when given); or the copies listed in `copies`, each { name, scale: 'none' | 'sqrt' | 'linear'
    * | number, qkNorm: 'none' | 'rms' | 'layer', softcap: c (0 = off), lengthScale: s (0 = off) }.
-   * cfg: { dk, seqLen, batchSize, optimizer: 'adam' | 'sgd', learningRate, initScale, precision,
-   * saturate, seed, scale, copies }.
+   * cfg: { dk, seqLen, batchSize, optimizer: 'adam' | 'sgd', learningRate, schedule: 'constant' |
+   * 'warmup-cosine', scheduleSteps, initScale, precision, saturate, seed, scale, copies }.
    */
   train(cfg = {}) {
     const native = new this.#module.Trainer(cfg ?? {});
