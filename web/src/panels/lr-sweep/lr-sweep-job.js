@@ -17,8 +17,8 @@
 //     largestLogit, ms }                                                    once, after the last
 //       copy: the copy's name; initialLoss: the loss at step 1 (ℓ₀, measured before any update);
 //       finalLoss: the mean loss of the last round(5 % of steps) steps, at least 1 (lr-sensitivity.js
-//       finalLoss; NaN if the run diverged); largestLogit: the largest maxLogit of the run (NaN
-//       once a logit was not finite); ms: the time spent training.
+//       finalLoss; not finite if the run diverged); largestLogit: the largest maxLogit of the run
+//       (NaN once a logit was not finite); ms: the time spent training.
 // lrSensitivity (lr-sensitivity.js) turns a grid's lrSweepDone messages into the paper's number.
 import { finalWindow } from './lr-sensitivity.js';
 
