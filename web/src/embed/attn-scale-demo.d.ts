@@ -4,7 +4,7 @@
 import type { FullConfig } from '../engine/engine.js';
 
 /** The panels an element can show (attribute `panel`: one name or a comma list). */
-export type PanelName = 'spread' | 'sigma' | 'entropy' | 'gradients' | 'heatmap' | 'precision' | 'training' | 'thresholds' | 'schemes' | 'length' | 'report';
+export type PanelName = 'spread' | 'sigma' | 'entropy' | 'gradients' | 'heatmap' | 'precision' | 'training' | 'lr-sweep' | 'thresholds' | 'schemes' | 'length' | 'report';
 
 /** Attribute `theme`. */
 export type Theme = 'light' | 'dark' | 'auto';

@@ -21,6 +21,7 @@ import { meta as gradients } from './gradients/meta.js';
 import { meta as heatmap } from './heatmap/meta.js';
 import { meta as precision } from './precision/meta.js';
 import { meta as training } from './training/meta.js';
+import { meta as lrSweep } from './lr-sweep/meta.js';
 import { meta as thresholds } from './thresholds/meta.js';
 import { meta as schemes } from './schemes/meta.js';
 import { meta as length } from './length/meta.js';
@@ -36,6 +37,7 @@ export const PANELS = Object.freeze({
   heatmap: panel(heatmap, () => import('./heatmap/heatmap.js')),
   precision: panel(precision, () => import('./precision/precision.js')),
   training: panel(training, () => import('./training/training.js')),
+  'lr-sweep': panel(lrSweep, () => import('./lr-sweep/lr-sweep.js')),
   thresholds: panel(thresholds, () => import('./thresholds/thresholds.js')),
   schemes: panel(schemes, () => import('./schemes/schemes.js')),
   length: panel(length, () => import('./length/length.js')),

@@ -9,4 +9,5 @@ export const JOB_MODULES = Object.freeze({
   report: () => import('./report/report-job.js'),
   reportDetail: () => import('./report/report-job.js'),
   train: () => import('./training/training-job.js'),
+  lrSweep: () => import('./lr-sweep/lr-sweep-job.js'),
 });
