@@ -41,6 +41,8 @@ describe('npm package', () => {
       'web/src/engine/support.js',
       'web/src/engine/sweep-jobs.js',
       'web/src/engine/engine.d.ts',
+      'web/src/engine/engine-train.d.ts',
+      'web/src/engine/sweep-jobs.d.ts',
       'web/src/embed/attn-scale-demo.d.ts',
       'web/src/tensors/index.js',
       'web/src/tensors/index.d.ts',

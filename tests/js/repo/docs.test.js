@@ -90,12 +90,19 @@ function unionOf(dts, name) {
 }
 
 const typesPath = (entry) => pkg.exports[entry].types.replace(/^\.\//, '');
-const engineDts = read(typesPath('.'));
+/** A declaration file with the files it re-exports (`export * from './x.js'`), as one text. */
+const withReexports = (path) => {
+  const text = read(path);
+  const parts = [...text.matchAll(/^export \* from '\.\/([\w-]+)\.js';$/gm)].map((m) =>
+    read(join(dirname(path), `${m[1]}.d.ts`)),
+  );
+  return [text, ...parts].join('\n');
+};
+// attnscale: engine.d.ts and the trainer's and the sweep jobs' declarations it re-exports.
+const engineDts = withReexports(typesPath('.'));
 const componentDts = read(typesPath('./component'));
-// attnscale/tensors: index.d.ts re-exports the declarations of its modules (`export * from './x.js'`).
-const tensorsDts = [...read(typesPath('./tensors')).matchAll(/^export \* from '\.\/([\w-]+)\.js';$/gm)]
-  .map((m) => read(join(dirname(typesPath('./tensors')), `${m[1]}.d.ts`)))
-  .join('\n');
+// attnscale/tensors: index.d.ts re-exports the declarations of its modules.
+const tensorsDts = withReexports(typesPath('./tensors'));
 const kebab = (s) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 // ---- the engine, loaded as a user's `import 'attnscale'` resolves it ----
@@ -187,8 +194,8 @@ test('every `npm run X` in the docs is a script of package.json, and npm start /
   assert.deepEqual(problems, []);
 });
 
-describe('docs/api.md against the engine and its declarations', () => {
-  const md = read('docs/api.md');
+describe('docs/api.md (with api-training.md and api-models.md) against the engine and its declarations', () => {
+  const md = ['docs/api.md', 'docs/api-training.md', 'docs/api-models.md'].map(read).join('\n');
   const tables = tablesOf(md);
   const checked = tables.filter((t) => CHECKED.has(t.header[0]));
   const listed = (kinds) =>
