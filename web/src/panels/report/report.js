@@ -164,6 +164,8 @@ function fail(rc, message, stop = true) {
     rc.el.dataset.reportState = 'error';
   }
 }
+/** '1 head', '3 heads'. */
+const count = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 function showProgress(rc) {
   const { el, ui, run } = rc;
   const { done, total } = run;
@@ -179,7 +181,7 @@ function showProgress(rc) {
       : state === 'cancelled'
         ? `Cancelled after ${done} of ${total} heads.`
         : state === 'done'
-          ? `${total} heads of ${run.model.layers.length} layers measured in ${((performance.now() - run.startedAt) / 1000).toFixed(2)} s, in ${rc.session?.reportSlots ?? 1} Workers.`
+          ? `${count(total, 'head')} of ${count(run.model.layers.length, 'layer')} measured in ${((performance.now() - run.startedAt) / 1000).toFixed(2)} s, on ${count(rc.session?.slots ?? 1, 'Worker')}.`
           : '';
   ui.summary.textContent = modelSentence(run.reports, run.options, rc.ctx.schema);
   rc.frame.setSummary(ui.summary.textContent);
