@@ -1,8 +1,8 @@
 // exp, log, tanh and sin on simd::vf (and a log in double), built only from IEEE + - * / and
 // integer bit moves, so each gives the same bits in every build (native AVX2, wasm SIMD128, wasm
-// scalar). The measurement engine and the trainer (cpp/train/detmath.hpp) share them. xsimd::exp is
-// avoided on purpose: under Emscripten its float->int step (_mm_cvttps_epi32) is lowered one lane
-// at a time, and its results need not match across archs.
+// scalar). The measurement engine and the trainer (cpp/train/model/detmath.hpp) share them.
+// xsimd::exp is avoided on purpose: under Emscripten its float->int step (_mm_cvttps_epi32) is
+// lowered one lane at a time, and its results need not match across archs.
 #pragma once
 
 #include <cmath>

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "train/model.hpp"
+#include "train/model/model.hpp"
 
 namespace attnscale::train {
 

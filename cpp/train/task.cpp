@@ -1,8 +1,8 @@
 // Task generator, counter-based RNG and initialiser of the trainer (see train.hpp).
 #include <cmath>
 
-#include "train/detmath.hpp"
-#include "train/model.hpp"
+#include "train/model/detmath.hpp"
+#include "train/model/model.hpp"
 
 namespace attnscale::train {
 

@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include "simd/batch.hpp"
-#include "train/detmath.hpp"
-#include "train/model.hpp"
+#include "train/model/detmath.hpp"
+#include "train/model/model.hpp"
 
 namespace attnscale {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "config/logit_schemes.hpp"
-#include "train/model.hpp"
+#include "train/model/model.hpp"
 #include "train/train.hpp"
 
 namespace attnscale::test {

@@ -15,7 +15,7 @@
 #include "copy_spec.hpp"
 #include "logits_double.hpp"
 #include "stats/entropy_bound.hpp"
-#include "train/model.hpp"
+#include "train/model/model.hpp"
 #include "train/train.hpp"
 
 using attnscale::CopySpec;

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "train/model.hpp"
+#include "train/model/model.hpp"
 #include "train/train.hpp"
 
 namespace {

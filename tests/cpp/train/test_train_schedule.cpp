@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "train/detmath.hpp"
+#include "train/model/detmath.hpp"
 #include "train/train.hpp"
 
 using attnscale::kTrainMetrics;

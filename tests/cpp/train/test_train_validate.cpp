@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "train/detmath.hpp"
-#include "train/model.hpp"
+#include "train/model/detmath.hpp"
+#include "train/model/model.hpp"
 #include "train/train.hpp"
 
 using attnscale::kTrainMetrics;

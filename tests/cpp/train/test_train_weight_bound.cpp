@@ -11,9 +11,9 @@
 
 #include "copy_spec.hpp"
 #include "logits_double.hpp"
-#include "train/model.hpp"
+#include "train/model/model.hpp"
+#include "train/model/weight_bound.hpp"
 #include "train/train.hpp"
-#include "train/weight_bound.hpp"
 
 using attnscale::kTrainMetrics;
 using attnscale::QkNorm;

@@ -2,7 +2,7 @@
 // logits, |z_ij| = |s q_i.k_j| <= |s| ||W_q W_k^T||_2 ||x_i|| ||x_j||, over one step's batch.
 #pragma once
 
-#include "train/model.hpp"
+#include "train/model/model.hpp"
 
 namespace attnscale::train {
 

@@ -1,6 +1,6 @@
 // The weightBound metric (weight_bound.hpp): the spectral norm bound by repeated squaring, the
 // inputs' largest norm, and their product.
-#include "train/weight_bound.hpp"
+#include "train/model/weight_bound.hpp"
 
 #include <cmath>
 #include <cstddef>

@@ -11,7 +11,7 @@
 // Every product is kernels.hpp's gemm (vectorised along output rows, fixed order per element);
 // the few reductions (softmax sums, row dot products, metrics) run sequentially in index order.
 // That is what makes the results identical in every build (see kernels.hpp).
-#include "train/model.hpp"
+#include "train/model/model.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -19,10 +19,10 @@
 #include <limits>
 
 #include "stats/entropy_bound.hpp"
-#include "train/detmath.hpp"
-#include "train/kernels.hpp"
-#include "train/qk_norm.hpp"
-#include "train/weight_bound.hpp"
+#include "train/model/detmath.hpp"
+#include "train/model/kernels.hpp"
+#include "train/model/qk_norm.hpp"
+#include "train/model/weight_bound.hpp"
 
 namespace attnscale::train {
 

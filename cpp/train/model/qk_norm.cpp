@@ -1,5 +1,5 @@
 // QK-norm of the trainer's query and key rows and its backward (qk_norm.hpp).
-#include "train/qk_norm.hpp"
+#include "train/model/qk_norm.hpp"
 
 #include <cmath>
 #include <cstddef>
