@@ -148,6 +148,21 @@ function renderTable(table, copies, runs) {
   );
 }
 
+/** The charts' text alternative: each copy's losses, largest logit and sensitivity so far. */
+function sweepSummary(copies, runs) {
+  if (!runs.length)
+    return 'Learning-rate sweep, not run yet: Run the sweep trains each chosen copy at every rate.';
+  const done = runs.filter((r) => r.done);
+  const perCopy = copies.map((c) => {
+    const mine = done.filter((r) => r.copy.name === c.name);
+    if (!mine.length) return `${c.label}: no run done yet`;
+    const losses = mine.map((r) => `${fmt(r.finalLoss, 3)} at ${r.rate}`).join(', ');
+    const largest = Math.max(...mine.map((r) => r.largestLogit));
+    return `${c.label}: final loss ${losses}; largest |logit| ${fmt(largest, 3)}`;
+  });
+  return `${done.length} of ${runs.length} runs done. ${perCopy.join('. ')}.`;
+}
+
 /** What the controls ask for → { rates, copies, steps } or { error } naming the field and its range. */
 function readPlan(ui, trainSchema, choices) {
   const parsed = parseRates(ui.rates.value, trainSchema);
@@ -203,6 +218,7 @@ export function mount(el, ctx = {}) {
     onDone: () => {
       draw();
       renderTable(table, state.copies, runs.runs);
+      frame.setSummary(sweepSummary(state.copies, runs.runs));
       frame.status.textContent = `Training: ${doneCount()} of ${runs.runs.length} runs done.`;
       el.dataset.runsDone = String(doneCount());
     },
@@ -212,6 +228,7 @@ export function mount(el, ctx = {}) {
 
   function setState(s, text) {
     el.dataset.lrSweep = s;
+    frame.setSummary(sweepSummary(state.copies, runs.runs));
     frame.status.textContent = s === 'running' ? frame.status.textContent : '';
     frame.gaps.textContent = text;
     ui.run.disabled = s === 'running';
