@@ -323,7 +323,7 @@ export function drawVLine(u, x, { color, dash = [], label, width = 1.5, labelRow
 }
 
 /** A dashed horizontal line of reference at `y`, labelled on a backing box at the right. */
-export function drawHLine(u, y, label) {
+export function drawHLine(u, y, label, { left = false } = {}) {
   const ys = u.scales.y;
   if (!(y >= ys.min && y <= ys.max)) return;
   const { ctx, bbox } = u;
@@ -338,12 +338,13 @@ export function drawHLine(u, y, label) {
   ctx.lineTo(bbox.left + bbox.width, py);
   ctx.stroke();
   if (label) {
-    // Right-aligned above the line (below it near the top), on a backing box: curves run through here.
+    // At the right end (the left with `left`: where the data leave room), above the line (below it
+    // near the top), on a backing box: curves run through here.
     ctx.setLineDash([]);
     ctx.font = `${11 * dpr}px system-ui, sans-serif`;
     const above = py - bbox.top > 16 * dpr;
     const tw = ctx.measureText(label).width;
-    const x1 = bbox.left + bbox.width - 4 * dpr;
+    const x1 = left ? bbox.left + 4 * dpr + tw : bbox.left + bbox.width - 4 * dpr;
     const yText = above ? py - 3 * dpr : py + 3 * dpr;
     const hBox = 13 * dpr;
     ctx.fillStyle = u.pal.panel;

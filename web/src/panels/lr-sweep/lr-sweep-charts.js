@@ -53,7 +53,7 @@ export function createLrCharts(host, copies) {
     makeOpts: () => ({
       scales: {
         x: { time: false, distr: 3, log: 10 },
-        y: { range: (u, lo, hi) => [0, Math.max(hi, 1) * 1.08] },
+        y: { range: (u, lo, hi) => [0, Math.max(hi, initialLoss || 0, 1) * 1.15] },
       },
       axes: [
         axis({ label: 'learning rate', values: (u, s) => s.map((v) => (v == null ? '' : rateText(v))) }),
@@ -62,7 +62,7 @@ export function createLrCharts(host, copies) {
       series: [{}, ...copySeries(copies, true)],
     }),
     data: [[1e-3, 1e-1], ...copies.map(() => [null, null])],
-    onDraw: (u) => drawHLine(u, initialLoss, `loss at initialisation ${fmt(initialLoss, 3)}`),
+    onDraw: (u) => drawHLine(u, initialLoss, `loss at initialisation ${fmt(initialLoss, 3)}`, { left: true }),
   });
   const logitChart = createChart(cell('Largest |logit| against the step'), {
     label:
