@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { watchErrors, waitForApp, test } from '../support/browser.js';
 import { OUT, useSite } from '../support/site.js';
 import { createEngine } from '../../../web/src/engine/engine.js';
+import { gaussians } from '../support/gaussians.js';
 
 const site = useSite();
 const PANEL = '[data-panel="report"]';
@@ -22,24 +23,6 @@ const GEMMA_27B = {
   query_pre_attn_scalar: 144,
   attn_logit_softcapping: 50.0,
 };
-
-/** A seeded Gaussian (xorshift32 and Box–Muller): the same tensors in every run. */
-function gaussians(n, seed) {
-  let s = seed >>> 0 || 1;
-  const u = () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return ((s >>> 0) + 0.5) / 2 ** 32;
-  };
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; i += 2) {
-    const r = Math.sqrt(-2 * Math.log(u()));
-    out[i] = r * Math.cos(2 * Math.PI * u());
-    if (i + 1 < n) out[i + 1] = r * Math.sin(2 * Math.PI * u());
-  }
-  return out;
-}
 
 /** A .npy v1.0 file of float32 `data`. */
 function npy(shape, data) {

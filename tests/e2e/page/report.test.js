@@ -12,28 +12,10 @@ import { watchErrors, waitForApp, test } from '../support/browser.js';
 import { OUT, useSite } from '../support/site.js';
 import { createEngine } from '../../../web/src/engine/engine.js';
 import { writeSafetensors } from '../../../web/src/tensors/write-safetensors.js';
+import { gaussians } from '../support/gaussians.js';
 
 const site = useSite();
 const PANEL = '[data-panel="report"]';
-
-/** A seeded Gaussian (xorshift32 and Box–Muller): the same tensors in every run. */
-function gaussians(n, seed, { mean = 0, std = 1 } = {}) {
-  let s = seed >>> 0 || 1;
-  const u = () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return ((s >>> 0) + 0.5) / 2 ** 32;
-  };
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; i += 2) {
-    const r = Math.sqrt(-2 * Math.log(u()));
-    const t = 2 * Math.PI * u();
-    out[i] = mean + std * r * Math.cos(t);
-    if (i + 1 < n) out[i + 1] = mean + std * r * Math.sin(t);
-  }
-  return out;
-}
 
 /** layers × (heads, T, d) q and (kvHeads, T, d) k; layer i's k is scaled by 1 + i (its logits grow). */
 function modelFile({ layers, heads, kvHeads = heads, seqLen, dk }) {
