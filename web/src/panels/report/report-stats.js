@@ -80,7 +80,8 @@ const median = (xs) => {
       : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
     : NaN;
 };
-const heads = (n) => `${n} head${n === 1 ? '' : 's'}`;
+/** '1 head', '3 heads': a count with its noun. */
+export const count = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 const have = (n) => (n === 1 ? 'has' : 'have');
 
 /**
@@ -100,25 +101,25 @@ export function modelSentence(reports, options, schema) {
   const above = reports.filter((r) => r.logitMax > fp16).length;
   const nonFinite = reports.filter((r) => r.nonFinite.weights > 0 || r.nonFinite.logits > 0).length;
   const parts = [
-    `${halfSaturated} of ${heads(n)} in ${layers} layer${layers === 1 ? '' : 's'} ${have(halfSaturated)} more than half ` +
+    `${halfSaturated} of ${count(n, 'head')} in ${count(layers, 'layer')} ${have(halfSaturated)} more than half ` +
       'their rows saturated (largest weight above 0.99).',
     `The σ of the raw logits is ${median(ratios).toFixed(2)}× its i.i.d. value at the median head` +
       (aligned
-        ? `; ${heads(aligned)} ${aligned === 1 ? 'exceeds' : 'exceed'} 1.5×: q and k aligned, so the logits grow faster than √d_k.`
+        ? `; ${count(aligned, 'head')} ${aligned === 1 ? 'exceeds' : 'exceed'} 1.5×: q and k aligned, so the logits grow faster than √d_k.`
         : '; no head exceeds 1.5×.'),
     above
-      ? `${heads(above)} ${have(above)} a logit above fp16's ln(max) = ${fp16.toFixed(2)}: exp overflows there in fp16 unless the row's max is subtracted.`
+      ? `${count(above, 'head')} ${have(above)} a logit above fp16's ln(max) = ${fp16.toFixed(2)}: exp overflows there in fp16 unless the row's max is subtracted.`
       : `No logit reaches fp16's ln(max) = ${fp16.toFixed(2)}: fp16 would not overflow even without max subtraction.`,
   ];
   const sinks = reports.filter((r) => r.sink).length;
   parts.push(
     sinks
-      ? `${heads(sinks)} ${sinks === 1 ? 'is an attention sink' : 'are attention sinks'}: key 0 takes at least ${SINK_MIN} of the weight on average.`
+      ? `${count(sinks, 'head')} ${sinks === 1 ? 'is an attention sink' : 'are attention sinks'}: key 0 takes at least ${SINK_MIN} of the weight on average.`
       : `No head is an attention sink (key 0 takes less than ${SINK_MIN} of the weight on average).`,
   );
   if (nonFinite)
     parts.push(
-      `In ${precision}${subtractMax ? '' : ' without max subtraction'}, ${heads(nonFinite)} ${have(nonFinite)} non-finite logits or weights.`,
+      `In ${precision}${subtractMax ? '' : ' without max subtraction'}, ${count(nonFinite, 'head')} ${have(nonFinite)} non-finite logits or weights.`,
     );
   return parts.join(' ');
 }

@@ -11,7 +11,15 @@ import { mountDetail } from './report-detail.js';
 import { mountGrid } from './report-grid.js';
 import { buildReportView } from './report-view.js';
 import { keyHeadFor } from '../../tensors/pair-heads.js';
-import { isSink, layerLabel, modelSentence, reportRows, reportStats, statById } from './report-stats.js';
+import {
+  count,
+  isSink,
+  layerLabel,
+  modelSentence,
+  reportRows,
+  reportStats,
+  statById,
+} from './report-stats.js';
 import { CONFIG_SCALE, FILE_SCALE, mountWhatIf } from './report-whatif.js';
 import { configSentence, isConfigFile, readModelConfig } from './model-config.js';
 
@@ -164,8 +172,6 @@ function fail(rc, message, stop = true) {
     rc.el.dataset.reportState = 'error';
   }
 }
-/** '1 head', '3 heads'. */
-const count = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 function showProgress(rc) {
   const { el, ui, run } = rc;
   const { done, total } = run;
