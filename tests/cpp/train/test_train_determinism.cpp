@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "fnv_hash.hpp"
 #include "train/train.hpp"
 
 using attnscale::kTrainMetrics;
@@ -48,12 +49,6 @@ void expect_same_state(const Trainer& a, const Trainer& b) {
     EXPECT_TRUE(same_bits(*pa.Wv, *pb.Wv));
     EXPECT_TRUE(same_bits(*pa.Wo, *pb.Wo));
   }
-}
-
-std::uint64_t fnv(std::uint64_t h, const void* p, std::size_t n) {
-  const unsigned char* b = static_cast<const unsigned char*>(p);
-  for (std::size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ULL;
-  return h;
 }
 
 // The hash of the first six metrics of every copy (loss … gradNormWk) in the layout they had

@@ -13,6 +13,7 @@
 
 #include "config/logit_schemes.hpp"
 #include "copy_spec.hpp"
+#include "fnv_hash.hpp"
 #include "logits_double.hpp"
 #include "stats/entropy_bound.hpp"
 #include "train/model/model.hpp"
@@ -164,16 +165,6 @@ TEST(TrainEntropyFloor, MatchesADoubleRecomputation) {
     EXPECT_NEAR(r.at(c, TrainMetric::entropyFloor, 0), want[c][2], 1e-5) << name;
   }
 }
-
-namespace {
-
-std::uint64_t fnv(std::uint64_t h, const void* p, std::size_t n) {
-  const unsigned char* b = static_cast<const unsigned char*>(p);
-  for (std::size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ULL;
-  return h;
-}
-
-}  // namespace
 
 // Golden values of the default config after 50 steps, asserted with the same bits by
 // tests/js/engine/train.test.js in the SIMD and the scalar wasm build.

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fnv_hash.hpp"
 #include "train/model/detmath.hpp"
 #include "train/train.hpp"
 
@@ -104,14 +105,6 @@ TEST(TrainSchedule, ScheduleFieldsAreValidated) {
   EXPECT_FALSE(attnscale::parse_schedule("cosine", s));
   EXPECT_STREQ(attnscale::schedule_name(LrSchedule::constant), "constant");
 }
-
-namespace {
-std::uint64_t fnv(std::uint64_t h, const void* p, std::size_t n) {
-  const unsigned char* b = static_cast<const unsigned char*>(p);
-  for (std::size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ULL;
-  return h;
-}
-}  // namespace
 
 // The default copies, warmup-cosine at 1e-2 over 60 steps: the loss and weightBound of every
 // step, golden, asserted with the same bits in the SIMD and scalar wasm builds.
