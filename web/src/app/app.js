@@ -219,7 +219,7 @@ function openCompute(client, st, { root, schema, dks, wanted, jobs, delivery, re
   const session = client.openSession(
     sessionHandlers(delivery, record, { root, jobs, flushBackground, onError }),
   );
-  const background = createBackgroundJobs({ session, schema, dks, names, delivery, counters });
+  const background = createBackgroundJobs({ session, schema, dks, names, jobs, delivery, counters });
   function flushBackground() {
     if (background.flush(st.config)) publishCounters();
   }

@@ -15,15 +15,17 @@ export const panelJobs = (names) =>
   names.filter((name) => PANELS[name]?.meta.job).map((name) => ({ panel: name, job: PANELS[name].meta.job }));
 
 /**
- * createBackgroundJobs({ session, schema, dks, names, delivery, counters }) → { due(), near(panel),
- * flush(config) }. `names`: the mounted panels; `delivery` (panel-delivery.js) tells the panels:
+ * createBackgroundJobs({ session, schema, dks, names, jobs, delivery, counters }) → { due(),
+ * near(panel), flush(config) }. `names`: the mounted panels, `jobs` their panelJobs(names);
+ * `delivery` (panel-delivery.js) tells the panels:
  * every panel of the sweep, the owner of a job its reset (jobReset(request)); `counters` counts
  * the requests sent.
  */
-export function createBackgroundJobs({ session, schema, dks, names, delivery, counters }) {
+export function createBackgroundJobs({ session, schema, dks, names, jobs, delivery, counters }) {
   const wantsSweep = names.some((name) => PANELS[name]?.meta.sweep);
   const scales = scalingsOf(schema).map((c) => c.value); // a sweep measures every named scaling
-  const jobs = panelJobs(names).map((j) => ({ ...j, key: null, near: !j.job.startsNear }));
+  // Each job with the key of its last request and whether it may go yet.
+  const tracked = jobs.map((j) => ({ ...j, key: null, near: !j.job.startsNear }));
   let lastSweepKey = null;
   let due = false;
 
@@ -55,7 +57,7 @@ export function createBackgroundJobs({ session, schema, dks, names, delivery, co
     },
     /** The panel's job that starts near the viewport may go from now on. */
     near(panel) {
-      for (const j of jobs) if (j.panel === panel) j.near = true;
+      for (const j of tracked) if (j.panel === panel) j.near = true;
       due = true;
     },
     /** Sends what is due (if the foreground Worker is free); false when nothing was due. */
@@ -63,7 +65,7 @@ export function createBackgroundJobs({ session, schema, dks, names, delivery, co
       if (!due || session.busy) return false;
       due = false;
       if (wantsSweep) sweep(config);
-      for (const j of jobs) if (j.near) panelJob(j, config);
+      for (const j of tracked) if (j.near) panelJob(j, config);
       return true;
     },
   };
