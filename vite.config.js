@@ -13,6 +13,7 @@ import {
 } from './build-scripts/lib/vite-offline.js';
 import { componentChunks } from './build-scripts/lib/component-chunks.js';
 import { linkPreview } from './build-scripts/lib/link-preview.js';
+import { staticPresets } from './build-scripts/lib/static-presets.js';
 import { fileURLToPath } from 'node:url';
 import katex from 'katex';
 import { readFileSync } from 'node:fs';
@@ -98,7 +99,7 @@ function katexWoff2Only() {
   };
 }
 
-const plugins = [katexWoff2Only(), katexAtBuild()];
+const plugins = [katexWoff2Only(), katexAtBuild(), staticPresets()];
 
 const component = componentChunks(here('./web/src/embed/attn-scale-demo.js'));
 

@@ -6,13 +6,17 @@ import '../styles/panels.css';
 import '../styles/page.css';
 import '../styles/dock.css';
 import '../styles/touch.css';
+import '../styles/story.css';
 import { getEngineClient } from '../compute/worker-client.js';
 import { applyStoredTheme } from '../ui/theme.js';
+import { watchFolds } from './folds.js';
 
 performance.mark('attnscale:main-start');
 // The page's charts need the sweep Workers too: they boot as soon as the foreground one is ready.
 getEngineClient().startBackground?.();
 applyStoredTheme();
+// A deep link into a folded topic opens it (and so does every in-page link later).
+watchFolds(document);
 // On a narrow screen the settings start folded, so the story and the charts come first.
 const settings = document.getElementById('settings');
 if (settings && matchMedia('(max-width: 900px)').matches) settings.open = false;

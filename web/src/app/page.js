@@ -2,6 +2,7 @@
 // Loaded by main.js once the compute Worker is on its way.
 import { createApp } from './app.js';
 import { initTheme } from '../ui/theme.js';
+import { openFoldsAround } from './folds.js';
 
 let app = null;
 initTheme(document.getElementById('theme-toggle'), () => app?.redraw());
@@ -29,7 +30,8 @@ try {
     panels,
     controls: document.getElementById('controls'),
     dock: document.getElementById('dock'),
-    presets: document.getElementById('presets'),
+    // Every preset group of the page: the walk-through on top and the topics' own.
+    presets: document.getElementById('app'),
     notices: document.getElementById('notices'),
     query: location.search,
     onConfigChange: (config, query, { computing = false } = {}) => {
@@ -44,7 +46,9 @@ try {
       if (urlQuery !== null) urlTimer = setTimeout(writeUrl, 0);
     },
   });
-  // Chapter 8's model presets: their module loads once the app is up.
+  // A panel whose own settings came in the address (the training panel's, say) is shown open.
+  for (const [name, el] of Object.entries(panels)) if (app.panelQuery([name])) openFoldsAround(el);
+  // The real models' presets: their module loads once the app is up.
   const models = document.getElementById('model-presets');
   if (models) import('./model-preset-buttons.js').then((m) => m.mountModelPresets(models, app));
   const info = document.getElementById('engine-info');
@@ -69,6 +73,6 @@ try {
   const info = document.getElementById('engine-info');
   if (info) info.textContent = 'The engine could not start in this browser (see the message at the top).';
   // Presets and settings have nothing to drive: hide their empty boxes.
-  for (const box of document.querySelectorAll('.presets-box, .sidebar')) box.hidden = true;
+  for (const box of document.querySelectorAll('.presets-box, .preset-group, .sidebar')) box.hidden = true;
   console.warn(err);
 }

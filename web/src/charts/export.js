@@ -1,6 +1,10 @@
 // A panel's downloads: its data as CSV (numbers as JavaScript writes them, non-finite values by
 // name) and its charts as one PNG (title, legend, every chart stacked, in the page's colours).
 import { download } from '../ui/dom.js';
+
+/** A legend swatch's dash pattern in px (panel-frame.js's legend: `dash`), and its kind's shape. */
+export const LEGEND_DASHES = Object.freeze({ dashed: [6, 4], dotted: [2, 3], dashdot: [6, 2, 1, 2] });
+export const legendDash = (it) => LEGEND_DASHES[it.kind === 'vline' ? 'dotted' : it.dash] ?? [];
 import { readPalette } from './uplot-chart.js';
 
 function csvCell(v) {
@@ -61,11 +65,14 @@ export function composePng(el, charts, title, legend) {
     ctx.strokeStyle = color;
     ctx.fillStyle = color;
     ctx.lineWidth = 2.5 * dpr;
-    ctx.setLineDash(
-      it.dash === 'dashed' ? [6 * dpr, 4 * dpr] : it.dash === 'dotted' ? [2 * dpr, 3 * dpr] : [],
-    );
+    ctx.setLineDash(legendDash(it).map((d) => d * dpr));
     if (it.kind === 'box') ctx.fillRect(x, yy + 3 * dpr, 16 * dpr, 10 * dpr);
-    else {
+    else if (it.kind === 'vline') {
+      ctx.beginPath();
+      ctx.moveTo(x + 9 * dpr, yy + 1 * dpr);
+      ctx.lineTo(x + 9 * dpr, yy + 15 * dpr);
+      ctx.stroke();
+    } else {
       ctx.beginPath();
       ctx.moveTo(x, yy + 8 * dpr);
       ctx.lineTo(x + 18 * dpr, yy + 8 * dpr);

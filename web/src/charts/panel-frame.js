@@ -27,12 +27,13 @@ export function panelFrame(el, { name, title, description, legend = [], readouts
   // caption says the same for the eye); app.js announces it once a change settles.
   const summaryId = `${el.id || name}-summary`;
   const summary = h('p', { class: 'panel-summary sr-only', id: summaryId, 'data-panel-summary': '' });
+  const legendBox = legendFold(legendEl);
   el.setAttribute('aria-labelledby', titleId);
   el.append(
     h('header', { class: 'panel-head' }, heading, actions),
     description ? h('p', { class: 'panel-desc', text: description }) : null,
     body,
-    legendEl,
+    legendBox.fold,
     status,
     gaps,
     readoutsEl,
@@ -40,12 +41,14 @@ export function panelFrame(el, { name, title, description, legend = [], readouts
     summary,
   );
   setLegend(legendEl, legend);
+  legendBox.fit(legend.length);
 
   const stats = new Map();
   for (const r of readouts) {
     const dd = h('dd', { 'data-stat': r.stat, text: '—' });
-    stats.set(r.stat, { dd, r });
-    readoutsEl.append(h('div', { class: 'readout' }, h('dt', { text: r.label, title: r.title ?? null }), dd));
+    const box = h('div', { class: 'readout' }, h('dt', { text: r.label, title: r.title ?? null }), dd);
+    stats.set(r.stat, { dd, r, box });
+    readoutsEl.append(box);
   }
 
   if (exports) {
@@ -81,10 +84,14 @@ export function panelFrame(el, { name, title, description, legend = [], readouts
   return {
     body,
     legendEl,
+    legendBox: legendBox.fold, // the legend with its phone toggle (a panel may move it)
     caption,
     status,
     gaps,
-    setLegend: (items) => setLegend(legendEl, items),
+    setLegend: (items) => {
+      setLegend(legendEl, items);
+      legendBox.fit(items.length);
+    },
     /** The charts' text alternative, e.g. "σ of the logits 11.3 at d_k = 128, 26% of rows saturated". */
     setSummary(text) {
       if (summary.textContent !== text) summary.textContent = text;
@@ -93,11 +100,34 @@ export function panelFrame(el, { name, title, description, legend = [], readouts
     },
     /** Write readouts from a result object ('a.b' paths allowed). */
     setStats(result) {
-      for (const [stat, { dd, r }] of stats) {
+      for (const [stat, { dd, r, box }] of stats) {
+        // A readout with `when` is shown only while it says so (a value that means nothing here).
+        if (r.when) box.hidden = !r.when(result);
         const v = stat.split('.').reduce((o, k) => (o == null ? undefined : o[k]), result);
         const text = r.format ? r.format(v, result) : fmt(v);
         if (dd.textContent !== text) dd.textContent = text; // unchanged text: no relayout
       }
+    },
+  };
+}
+
+// On a phone a long legend would stand taller than its chart: it folds behind a "Legend" toggle
+// there, and stays open (its toggle hidden by the stylesheet) on a wider screen.
+const NARROW = '(max-width: 600px)';
+const LONG_LEGEND = 4;
+function legendFold(legendEl) {
+  const fold = h('details', { class: 'legend-fold', open: '' }, h('summary', { text: 'Legend' }), legendEl);
+  const mq = typeof matchMedia === 'function' ? matchMedia(NARROW) : null;
+  mq?.addEventListener?.('change', () => {
+    if (!mq.matches) fold.open = true;
+  });
+  let folded = false; // folded once when it first grew long: a reader's toggle is theirs after that
+  return {
+    fold,
+    fit(count) {
+      if (folded || !mq?.matches || count <= LONG_LEGEND) return;
+      folded = true;
+      fold.open = false;
     },
   };
 }

@@ -146,9 +146,10 @@ export function createChart(
     makeOpts,
     data: initialData,
     aspect = 0.5,
-    minH = 190,
+    minH = 220, // legible on a phone too
     maxH = 340,
     maxW = Infinity,
+    minW = 200,
     onDraw,
     layerOnly = false,
   },
@@ -156,7 +157,7 @@ export function createChart(
   const box = h('div', { class: 'chart', role: 'img', 'aria-label': label });
   host.append(box);
   const size = (measured) => {
-    const w = Math.min(maxW, Math.max(200, measured));
+    const w = Math.min(maxW, Math.max(minW, measured));
     const hh = typeof aspect === 'function' ? aspect(w) : w * aspect;
     return { width: w, height: Math.round(Math.min(maxH, Math.max(minH, hh))) };
   };

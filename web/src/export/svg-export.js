@@ -3,6 +3,7 @@
 // points and axes are paths, every word is <text>; only a heatmap's cells stay an image.
 import { download } from '../ui/dom.js';
 import { readPalette, uPlot } from '../charts/uplot-chart.js';
+import { legendDash } from '../charts/export.js';
 import { chartSvg } from './svg-chart.js';
 import { tag, esc, fontAttrs, strokeAttrs } from './svg-canvas.js';
 
@@ -43,11 +44,14 @@ export function panelSvg({ title, legend, charts, pal, colorOf, px, measure }) {
     const x = Math.round((PAD + ((i % 3) * inner) / 3) * 100) / 100;
     const y = PAD + TITLE_H + Math.floor(i / 3) * ROW_H;
     const color = colorOf(it.color) || pal.fg;
-    const dash = it.dash === 'dashed' ? [6, 4] : it.dash === 'dotted' ? [2, 3] : [];
+    const dash = legendDash(it);
     const swatch =
       it.kind === 'box'
         ? tag('rect', { x, y: y + 3, width: 16, height: 10, fill: color })
-        : tag('path', { d: `M${x} ${y + 8}h18`, ...strokeAttrs(color, 2.5, { dash }) });
+        : tag('path', {
+            d: it.kind === 'vline' ? `M${x + 9} ${y + 1}v14` : `M${x} ${y + 8}h18`,
+            ...strokeAttrs(color, 2.5, { dash }),
+          });
     const label = tag(
       'text',
       {

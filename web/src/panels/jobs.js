@@ -5,6 +5,7 @@
 // This file is apart from index.js so that the Worker's bundle never refers to the panels' views.
 export const JOB_MODULES = Object.freeze({
   variants: () => import('./precision/precision-job.js'),
+  heatmapContrast: () => import('./heatmap/heatmap-job.js'),
   thresholds: () => import('./thresholds/thresholds-job.js'),
   report: () => import('./report/report-job.js'),
   reportDetail: () => import('./report/report-job.js'),

@@ -36,14 +36,14 @@ function dkSlider(f, { idPrefix, limits, onChange }) {
   const out = h('output', { class: 'dock-value', for: id });
   slider.addEventListener('input', () => onChange({ dk: stops[Number(slider.value)] }));
   return {
-    el: h('div', { class: 'dock-dk' }, h('label', { for: id, text: 'd_k' }), slider, out),
+    el: h('div', { class: 'dock-dk' }, slider, out),
     set(c) {
       const { min, max } = bounds(f, c, limits);
       stops = log2Stops(min, max);
       slider.max = String(stops.length - 1);
       slider.value = String(nearestStop(stops, c.dk));
       slider.setAttribute('aria-valuetext', `d_k ${fmt(c.dk)}`);
-      out.textContent = fmt(c.dk);
+      out.textContent = `d_k = ${fmt(c.dk)}`; // the value names its field: the dock has no room for a label
     },
   };
 }

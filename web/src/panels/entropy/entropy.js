@@ -22,8 +22,8 @@ function entropyChartSpec() {
     },
     axes: [
       log2Axis('d_k'),
-      axis({ label: 'entropy (nats)', scale: 'y', size: 50 }),
-      axis({ label: 'weight / fraction', scale: 'p', side: 1, size: 50, grid: { show: false } }),
+      axis({ label: 'entropy, floor (nats)', scale: 'y', size: 50 }),
+      axis({ label: 'max weight, saturated', scale: 'p', side: 1, size: 50, grid: { show: false } }),
     ],
     layers: [
       {
@@ -38,7 +38,7 @@ function entropyChartSpec() {
         name: 'floor',
         value: (p) => p.entropyFloor ?? null,
         width: 1,
-        dash: [1, 2],
+        dash: [6, 3, 1, 3],
         scale: 'y',
       },
       {
@@ -89,15 +89,15 @@ export function mount(el, ctx = {}) {
     name: 'entropy',
     title: 'Softmax entropy and saturation vs d_k',
     description:
-      'How spread out each attention row is (entropy, left axis) and how concentrated (largest weight and saturated rows, right axis).',
+      'Left axis, in nats: how spread out each attention row is (its entropy, at most ln T) and its floor, the lowest entropy a row can have at this spread of logits. Right axis, from 0 to 1: how concentrated the rows are (the largest weight of a row, and the share of rows that give more than 0.99 to one key).',
     legend: [
       ...scalings.map((s) => ({ color: `c-${s.value}`, label: s.label })),
       { color: 'fg', label: 'entropy (left)' },
-      { color: 'fg', label: 'its floor B(T, σ̂) (left, thin)', dash: 'dotted' },
+      { color: 'fg', label: 'floor (left)', dash: 'dashdot' },
       { color: 'fg', label: 'mean max weight (right)', dash: 'dashed' },
       { color: 'fg', label: 'saturated rows (right)', dash: 'dotted' },
-      { color: 'c-theory', label: 'ceiling ln T', dash: 'dashed' },
-      { color: 'c-current', label: 'current d_k (dot: current entropy)', dash: 'dotted' },
+      { color: 'c-theory', label: 'ceiling ln T (left)', dash: 'dashed' },
+      { color: 'c-current', label: 'current d_k', kind: 'vline' },
     ],
     readouts: [
       { stat: 'entropy', label: 'entropy (nats)' },

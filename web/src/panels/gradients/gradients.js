@@ -25,7 +25,7 @@ export function mount(el, ctx = {}) {
       ...scalingsOf(ctx.schema).map((s) => ({ color: `c-${s.value}`, label: s.label })),
       { color: 'fg', label: 'median row / ∂L/∂Q' },
       { color: 'fg', label: 'mean row / ∂L/∂K', dash: 'dashed' },
-      { color: 'c-current', label: 'current d_k (dot: current value)', dash: 'dotted' },
+      { color: 'c-current', label: 'current d_k (dot: its value)', kind: 'vline' },
     ],
     readouts: [
       { stat: 'jacobianNormMedian', label: 'Jacobian norm, median row' },
@@ -48,7 +48,7 @@ export function mount(el, ctx = {}) {
   });
   state.store = sweep.store;
   Object.assign(state, buildSweepViews(frame, sweep));
-  subTitle(frame, 'Every row of the current setting, sorted by its Jacobian norm');
+  subTitle(frame.body, 'Every row of the current setting, sorted by its Jacobian norm');
   state.rows = buildRowsChart(frame, state);
 
   return {
@@ -125,11 +125,18 @@ function csvRows(points, result) {
   return out;
 }
 
-function subTitle(frame, title) {
+function subTitle(host, title) {
   const d = document.createElement('h4');
   d.className = 'subchart';
   d.textContent = title;
-  frame.body.append(d);
+  host.append(d);
+}
+
+/** A cell of a grid of charts that sits side by side where the panel is wide enough. */
+function gridCell(grid) {
+  const cell = document.createElement('div');
+  grid.append(cell);
+  return cell;
 }
 
 // The two sweep charts against d_k, each with its subtitle: the Jacobian norm, and the gradient to Q and K.
@@ -140,8 +147,12 @@ function buildSweepViews(frame, sweep) {
     { ...a, positive: true, width: 2, points: true },
     { ...b, positive: true, width: 1.5, dash: [7, 4] },
   ];
-  subTitle(frame, 'Softmax Jacobian norm per row vs d_k (median solid, mean dashed)');
-  const jac = sweep.chart(frame.body, {
+  const grid = document.createElement('div');
+  grid.className = 'chart-grid';
+  frame.body.append(grid);
+  const jacCell = gridCell(grid);
+  subTitle(jacCell, 'Softmax Jacobian norm per row vs d_k (median solid, mean dashed)');
+  const jac = sweep.chart(jacCell, {
     label: 'Median and mean softmax Jacobian norm per row against d_k for three scalings',
     aspect: 0.45,
     scales: logLog(),
@@ -152,8 +163,9 @@ function buildSweepViews(frame, sweep) {
     ),
     marker: { field: 'jacobianNormMedian' },
   });
-  subTitle(frame, 'RMS gradient reaching Q (solid) and K (dashed) vs d_k');
-  const grad = sweep.chart(frame.body, {
+  const gradCell = gridCell(grid);
+  subTitle(gradCell, 'RMS gradient reaching Q (solid) and K (dashed) vs d_k');
+  const grad = sweep.chart(gradCell, {
     label: 'Root-mean-square gradient to Q and to K against d_k for three scalings',
     aspect: 0.45,
     scales: logLog(),

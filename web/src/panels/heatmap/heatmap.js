@@ -8,6 +8,7 @@ import { fmt, axisNum } from '../../ui/format.js';
 import { scaleLabel } from '../../state/choices.js';
 import { meta } from './meta.js';
 import { FLOOR, rampRgb, cssRgb, rgbaWord, weightColorTable } from '../../charts/weight-colors.js';
+import { weightPair, mountContrast, halfText } from './contrast.js';
 
 export { meta };
 
@@ -35,13 +36,26 @@ export function mount(el, ctx = {}) {
       { stat: 'nonFinite.weights', label: 'non-finite weights' },
     ],
     exports: {
-      png: () => [{ u: chart.u }, { u: bar.u, title: 'weight (log scale)' }],
+      png: () => [
+        { u: chart.u },
+        ...(other ? [{ u: other.chart.u, title: other.text() }] : []),
+        { u: bar.u, title: 'weight (log scale)' },
+      ],
       csv: () => ({ rows: csvRows(state) }),
       gif: () => ({ mount, schema: ctx.schema, client: ctx.client, cfg: state.cfg }),
     },
   });
 
-  const chart = buildWeightChart(frame, state, ctx);
+  // The page's heatmap may stand beside its contrast, the other choice of scale (contrast.js).
+  const pair = el.hasAttribute('data-contrast') ? weightPair(frame.body) : null;
+  const compact = !!pair;
+  const chart = buildWeightChart(pair?.mine.host ?? frame.body, state, ctx, { compact });
+  const other = pair
+    ? mountContrast(pair.other, ctx, {
+        buildChart: (host, st) => buildWeightChart(host, st, ctx, { compact }),
+        paint: paintWeights,
+      })
+    : null;
   const bar = buildColourBar(frame);
   const paint = () => paintWeights(state, chart);
 
@@ -59,7 +73,14 @@ export function mount(el, ctx = {}) {
           [0, c.seqLen],
           [0, c.seqLen],
         ]);
-      frame.setSummary(summaryText(r, c, ctx.schema));
+      if (pair) {
+        pair.mine.title.textContent = `Your setting: ${halfText(c.scale, r, ctx.schema)}`;
+        other.follow(c);
+      }
+      frame.setSummary(
+        summaryText(r, c, ctx.schema) +
+          (other?.text() ? ` Beside it, ${other.text().replace('\n', ': ')}.` : ''),
+      );
     },
     // The full redraw reads the new theme's colours first; the image is then painted with them.
     redraw: () => {
@@ -67,10 +88,12 @@ export function mount(el, ctx = {}) {
       paint();
       chart.redrawLayer();
       bar.redraw();
+      other?.redraw();
     },
     destroy: () => {
       chart.destroy();
       bar.destroy();
+      other?.destroy();
     },
   };
 }
@@ -89,12 +112,15 @@ function csvRows({ result, cfg }) {
 }
 
 // The weights' image in the plot area of a square chart whose axes give the query and key indices.
-function buildWeightChart(frame, state, ctx) {
-  return createChart(frame.body, {
+// `compact` (two heatmaps side by side): narrower axes without their titles, for a larger image.
+function buildWeightChart(host, state, ctx, { compact = false } = {}) {
+  const [ySize, xSize] = compact ? [34, 26] : [50, 40];
+  return createChart(host, {
     label: 'Heatmap of attention weights, queries down, keys across',
     layerOnly: true,
-    aspect: (w) => w - 10, // square plot area (y axis 50 px wide, x axis 40 px tall)
-    minH: 200,
+    aspect: (w) => w - ySize + xSize, // a square plot area
+    minH: compact ? 120 : 200,
+    minW: compact ? 120 : 200,
     maxH: 560,
     maxW: 560,
     makeOpts: () => ({
@@ -102,10 +128,12 @@ function buildWeightChart(frame, state, ctx) {
         x: { time: false, range: () => [0, state.cfg?.seqLen ?? 1] },
         y: { range: () => [0, state.cfg?.seqLen ?? 1], dir: -1 },
       },
-      axes: [
-        axis({ label: 'key index', side: 2, size: 40 }),
-        axis({ label: 'query index', side: 3, size: 50, scale: 'y' }),
-      ],
+      axes: compact
+        ? [axis({ side: 2, size: xSize }), axis({ side: 3, size: ySize, scale: 'y' })]
+        : [
+            axis({ label: 'key index', side: 2, size: xSize }),
+            axis({ label: 'query index', side: 3, size: ySize, scale: 'y' }),
+          ],
       series: [{}, { label: 'frame', stroke: 'transparent', points: { show: false } }],
     }),
     data: [

@@ -22,7 +22,7 @@ export function mount(el, ctx = {}) {
     legend: [
       ...scalings.map((s) => ({ color: `c-${s.value}`, label: `measured, ${s.label}` })),
       { color: 'c-theory', label: 'theory (each scaling)', dash: 'dashed' },
-      { color: 'c-current', label: 'current d_k (dot: current value)', dash: 'dotted' },
+      { color: 'c-current', label: 'current d_k (dot: its value)', kind: 'vline' },
     ],
     readouts: [
       { stat: 'rawLogitStd', label: 'σ raw (measured)' },

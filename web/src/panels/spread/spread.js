@@ -40,19 +40,23 @@ function sample(edges, counts, xs) {
   });
 }
 
-const legendFor = (key) => [
+// The legend names what is drawn: the thresholds only when their marks are on the chart.
+const THRESHOLD_KEYS = [
+  { color: 'c-warn', label: 'ln(largest finite): exp overflows above it', dash: 'dotted', mark: 'warn' },
+  { color: 'c-nonfinite', label: '± largest finite value of the format', mark: 'nonfinite' },
+  { color: 'c-theory', label: '± soft-cap c', dash: 'dashed', mark: 'theory' },
+];
+const legendFor = (key, markers = []) => [
   { color: 'c-raw', label: 'raw logits q·k', kind: 'box' },
   { color: `c-${key}`, label: 'scaled logits (fed to softmax)', kind: 'box' },
   { color: 'fg', label: 'mean ± σ of each', dash: 'dashed' },
-  { color: 'c-warn', label: 'ln(largest finite): exp overflows above', dash: 'dotted' },
-  { color: 'c-nonfinite', label: '± largest finite of the format' },
-  { color: 'c-theory', label: '± soft-cap c (when set)', dash: 'dashed' },
+  ...THRESHOLD_KEYS.filter((t) => markers.some((m) => m.color === t.mark)),
 ];
 
 export function mount(el, ctx = {}) {
   // The current result and settings, the vertical marks and x range drawn for them, and the
   // scaling colour the legend shows.
-  const state = { result: null, cfg: null, markers: [], xRange: [0, 1], legendKey: 'sqrt' };
+  const state = { result: null, cfg: null, markers: [], xRange: [0, 1], legendKey: '' };
   const currentKey = () => (state.cfg ? scaleColorKey(state.cfg.scale) : 'sqrt');
   const frame = panelFrame(el, {
     name: 'spread',
@@ -66,11 +70,12 @@ export function mount(el, ctx = {}) {
       { stat: 'logitStd', label: 'σ scaled' },
       { stat: 'logitMin', label: 'min scaled' },
       { stat: 'logitMax', label: 'max scaled' },
-      { stat: 'largestFinite', label: 'largest finite' },
+      // The format's largest finite value, where it is not fp32's (far off every logit).
+      { stat: 'largestFinite', label: 'largest finite', when: () => state.cfg?.precision !== 'fp32' },
     ],
     exports: {
       png: () => [{ u: chart.u }],
-      legend: () => legendFor(currentKey()),
+      legend: () => legendFor(currentKey(), state.markers),
       csv: () => ({ rows: csvRows(state.result) }),
       gif: () => ({ mount, schema: ctx.schema, client: ctx.client, cfg: state.cfg }),
     },
@@ -80,13 +85,18 @@ export function mount(el, ctx = {}) {
   function update(r, c) {
     state.result = r;
     state.cfg = c;
-    if (currentKey() !== state.legendKey) frame.setLegend(legendFor((state.legendKey = currentKey())));
     const raw = r.rawHistogram,
       sc = r.histogram;
     const xs = [...new Set([...raw.edges, ...sc.edges].filter(Number.isFinite))].sort((a, b) => a - b);
     const { markers, off, xRange } = placeMarkers(r, c, xs, currentKey());
     state.markers = markers;
     state.xRange = xRange;
+    const legend = legendFor(currentKey(), markers);
+    const legendKey = legend.map((it) => it.color).join();
+    if (legendKey !== state.legendKey) {
+      state.legendKey = legendKey;
+      frame.setLegend(legend);
+    }
     const xsAll = [xRange[0], ...xs, xRange[1]];
     chart.setData([xsAll, sample(raw.edges, raw.counts, xsAll), sample(sc.edges, sc.counts, xsAll)]);
     frame.setStats(r);

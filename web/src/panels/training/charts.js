@@ -106,6 +106,7 @@ export function createTrainingCharts(grid, T, copies) {
     const nulls = new Array(x.length).fill(null);
     const col = (c, m) => run?.draw[c]?.[m] ?? nulls;
     const data = (m) => [x, ...copies.map((c) => col(c, m))];
+    grid.dataset.empty = String(!x.length); // before a run the grid says what it will show
     if (!x.length) {
       for (const ch of charts)
         ch.chart.setData([[0, 1], ...Array.from({ length: ch.nSeries }, () => [null, null])]);
@@ -128,4 +129,24 @@ export function createTrainingCharts(grid, T, copies) {
   }
 
   return { charts, draw };
+}
+
+/** What the charts will show, with a button that starts the run: in their place before the first step. */
+export function emptyChartsNote(start) {
+  return h(
+    'div',
+    { class: 'train-empty' },
+    h('p', {
+      text:
+        'Once the copies train, five charts follow them step by step: the loss, the accuracy, the gradients ' +
+        'reaching W_q and W_k, the entropy of their attention, and the share of rows that have saturated.',
+    }),
+    h('button', {
+      type: 'button',
+      class: 'btn',
+      'data-start-training': '',
+      text: 'Start training',
+      onclick: start,
+    }),
+  );
 }

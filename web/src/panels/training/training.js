@@ -35,7 +35,7 @@ import {
 import { PRESET_PAGE_BASE } from '../../state/study-presets.js';
 import { meta } from './meta.js';
 import { createTrainingControls, fromPageText } from './controls.js';
-import { createTrainingCharts, legendFor } from './charts.js';
+import { createTrainingCharts, legendFor, emptyChartsNote } from './charts.js';
 import { createTrainingHeat } from './heat.js';
 import { createTrainingTable } from './table.js';
 import { csvRows, pageFieldsOf } from './run-data.js';
@@ -77,8 +77,10 @@ export function mount(el, ctx = {}) {
     copies: (name) => changeCopies(panel, name),
     setting: (name, value) => changeSetting(panel, name, value),
   });
-  panel.grid = h('div', { class: 'train-charts' });
-  panel.frame.body.append(panel.frame.legendEl, panel.grid); // the key to the colours, above the charts it explains
+  // Before the first step the charts' place says what they will show (emptyChartsNote).
+  const play = () => el.querySelector('[data-action="play"]')?.click();
+  panel.grid = h('div', { class: 'train-charts', 'data-empty': 'true' }, emptyChartsNote(play));
+  panel.frame.body.append(panel.frame.legendBox, panel.grid); // the key to the colours, above the charts it explains
   panel.heatmaps = createTrainingHeat(panel.frame.body, el, panel.T);
   panel.table = createTrainingTable(panel.frame.body, idp);
 
