@@ -5,7 +5,7 @@
 // the runs.
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { watchErrors, waitForApp, test } from '../support/browser.js';
+import { watchErrors, waitForApp, test, openFolds } from '../support/browser.js';
 import { useSite } from '../support/site.js';
 import { createEngine } from '../../../web/src/engine/engine.js';
 import { workerJobs } from '../../../web/src/panels/lr-sweep/lr-sweep-job.js';
@@ -21,6 +21,7 @@ async function open() {
   const page = await site.browser.newPage();
   const errors = watchErrors(page);
   await page.goto(site.server.url);
+  await page.evaluate(openFolds, '[data-panel="lr-sweep"]'); // its topic under "Going further", opened as a reader would
   await waitForApp(page);
   const panel = page.locator('[data-panel="lr-sweep"]');
   await panel.scrollIntoViewIfNeeded();

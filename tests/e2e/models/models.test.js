@@ -8,7 +8,7 @@
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { watchErrors, waitForApp, test } from '../support/browser.js';
+import { watchErrors, waitForApp, test, openFolds } from '../support/browser.js';
 import { OUT, useSite } from '../support/site.js';
 import { createEngine } from '../../../web/src/engine/engine.js';
 import { gaussians } from '../support/gaussians.js';
@@ -70,6 +70,7 @@ async function open(site) {
   const page = await site.browser.newPage({ reducedMotion: 'reduce' });
   const errors = watchErrors(page);
   await page.goto(site.server.url);
+  await page.evaluate(openFolds, '#model-presets, [data-panel="report"]'); // its topic under "Going further", opened as a reader would
   await waitForApp(page, { sweeps: false });
   return { page, errors };
 }

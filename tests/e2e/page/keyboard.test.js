@@ -56,6 +56,7 @@ describe('keyboard only', () => {
           el.tabIndex >= 0 &&
           !el.closest('[hidden], [inert]') &&
           el.getClientRects().length > 0 &&
+          el.checkVisibility() && // not inside a folded topic (a closed <details>)
           getComputedStyle(el).visibility !== 'hidden' &&
           !(
             el.type === 'radio' &&
@@ -70,7 +71,7 @@ describe('keyboard only', () => {
       );
     });
     assert.ok(expected.length > 60, `${expected.length} tab stops expected`);
-    const controls = await page.locator('#controls [data-kbd-walk], #presets [data-kbd-walk]').count();
+    const controls = await page.locator('#controls [data-kbd-walk], .presets-box [data-kbd-walk]').count();
     assert.ok(controls >= 25, `${controls} controls and presets`);
 
     const seen = new Set();
@@ -180,11 +181,11 @@ describe('keyboard only', () => {
     await waitResult(page, /(^|&)dk=128&seqLen=256&precision=fp32&saturate=false&scale=none&/);
     assert.equal(await page.locator('[data-preset="unscaled"]').getAttribute('aria-pressed'), 'true');
     assert.ok(Math.abs((await num(page, 'rawLogitStd')) - 11.36) < 0.05);
-    assert.match(await page.locator('.preset-note').textContent(), /Step 2:/);
+    assert.match(await page.locator('.presets-box .preset-note').textContent(), /Step 2:/);
     await page.keyboard.press('Tab');
     await page.keyboard.press('Space');
-    await waitResult(page, /scale=linear/);
-    assert.equal(await page.locator('[data-preset="overscaled"]').getAttribute('aria-pressed'), 'true');
+    await waitResult(page, /(^|&)dk=1024&/);
+    assert.equal(await page.locator('[data-preset="no-gradient"]').getAttribute('aria-pressed'), 'true');
 
     // The settings disclosure: Enter folds and unfolds it.
     await tabTo(page, '#settings > summary');

@@ -241,9 +241,9 @@ describe('the page', () => {
 
   test('presets apply', async () => {
     const { page, errors } = await open('', { sweeps: false });
-    const buttons = page.locator('[data-preset]');
+    const buttons = page.locator('.presets-box [data-preset]');
     const n = await buttons.count();
-    assert.ok(n >= 6, `${n} presets`);
+    assert.equal(n, 6, `${n} steps, one per chapter`);
     const expect = {
       unscaled: async () => assert.ok(Math.abs((await num(page, 'rawLogitStd')) - 11.3) < 0.3),
       overscaled: async () => assert.ok(Math.abs((await num(page, 'scaleFactor')) - 1 / 128) < 1e-5),
@@ -268,7 +268,18 @@ describe('the page', () => {
         );
       }, before);
       await expect[id]?.();
-      assert.ok(await page.locator('.preset-note').textContent());
+      assert.ok(await page.locator('.presets-box .preset-note').textContent());
+    }
+    // The precision topic's own presets, under "Going further".
+    await page.locator('#thresholds > summary').click();
+    for (const id of ['fp16-fixed', 'online']) {
+      const before = await page.evaluate(() => document.getElementById('app').dataset.resultQuery);
+      await page.locator(`[data-preset="${id}"]`).click();
+      await page.waitForFunction((prev) => {
+        const now = document.getElementById('app').dataset.resultQuery;
+        return now !== prev && now === location.search.slice(1);
+      }, before);
+      await expect[id]();
     }
     assert.deepEqual(errors, []);
     await page.close();

@@ -8,7 +8,7 @@ import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { watchErrors, waitForApp, test } from '../support/browser.js';
+import { watchErrors, waitForApp, test, openFolds } from '../support/browser.js';
 import { OUT, useSite } from '../support/site.js';
 import { createEngine } from '../../../web/src/engine/engine.js';
 import { writeSafetensors } from '../../../web/src/tensors/write-safetensors.js';
@@ -48,6 +48,7 @@ async function open({ phone = false } = {}) {
   const page = await site.browser.newPage({ reducedMotion: 'reduce', phone });
   const errors = watchErrors(page);
   await page.goto(site.server.url);
+  await page.evaluate(openFolds, '[data-panel="report"]'); // its topic under "Going further", opened as a reader would
   await waitForApp(page, { sweeps: false });
   await page.locator(PANEL).scrollIntoViewIfNeeded();
   return { page, errors };

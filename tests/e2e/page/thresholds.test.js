@@ -5,7 +5,7 @@
 // bf16; with the max subtracted no exponential overflows in any format.
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { watchErrors, waitForApp, test } from '../support/browser.js';
+import { watchErrors, waitForApp, test, openFolds } from '../support/browser.js';
 import { useSite } from '../support/site.js';
 
 const site = useSite();
@@ -14,6 +14,7 @@ async function open(query = '') {
   const page = await site.browser.newPage();
   const errors = watchErrors(page);
   await page.goto(site.server.url + query);
+  await page.evaluate(openFolds, '[data-panel="thresholds"]'); // its topic under "Going further", opened as a reader would
   await waitForApp(page, { chapter8: true, timeout: 120000 });
   return { page, errors };
 }

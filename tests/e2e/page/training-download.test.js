@@ -6,7 +6,7 @@
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { watchErrors, waitForApp, test } from '../support/browser.js';
+import { watchErrors, waitForApp, test, openFolds } from '../support/browser.js';
 import { STEP_BUTTON_STEPS } from '../../../web/src/panels/training/train-state.js';
 import { readTensorFile } from '../../../web/src/tensors/read-tensors.js';
 import { pairHeads } from '../../../web/src/tensors/pair-heads.js';
@@ -21,6 +21,7 @@ async function open(query) {
   const page = await site.browser.newPage({ reducedMotion: 'reduce' });
   const errors = watchErrors(page);
   await page.goto(site.server.url + query);
+  await page.evaluate(openFolds, '[data-panel="training"]'); // its topic under "Going further", opened as a reader would
   await waitForApp(page, { sweeps: false });
   await page.waitForSelector('[data-panel="training"] [data-download-qk]');
   return { page, errors };

@@ -8,7 +8,7 @@
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { watchErrors, waitForApp, stat, test } from '../support/browser.js';
+import { watchErrors, waitForApp, stat, test, openFolds } from '../support/browser.js';
 import { STEP_BUTTON_STEPS } from '../../../web/src/panels/training/train-state.js';
 import { useSite, OUT } from '../support/site.js';
 
@@ -18,6 +18,7 @@ async function open(query = '', opts = {}) {
   const page = await site.browser.newPage({ reducedMotion: 'reduce', ...opts });
   const errors = watchErrors(page);
   await page.goto(site.server.url + query);
+  await page.evaluate(openFolds, '[data-panel="training"]'); // its topic under "Going further", opened as a reader would
   await waitForApp(page, { sweeps: false });
   await page.waitForSelector('[data-panel="training"] [data-action="play"]');
   return { page, errors };

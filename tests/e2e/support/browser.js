@@ -85,8 +85,16 @@ export const CHAPTER8_PANELS = ['schemes', 'length', 'thresholds'];
 export const panelStarted = (name) =>
   !/^Measured when/.test(document.querySelector(`[data-panel="${name}"] .panel-status`)?.textContent ?? '');
 
+/** In the page (self-contained): opens the folded topics that hold `sel` (or every one), as a reader's click would. */
+export const openFolds = (sel = null) => {
+  const els = sel ? [...document.querySelectorAll(sel)] : [...document.querySelectorAll('details.topic')];
+  for (const el of els)
+    for (let d = el.closest('details:not([open])'); d; d = d.parentElement?.closest('details:not([open])'))
+      d.open = true;
+};
+
 /**
- * Scrolls each named panel into view and keeps it there until it has started measuring
+ * Scrolls each named panel into view (opening its folded topic first) and keeps it there until it has started measuring
  * (IntersectionObserver reports after a frame, and a frame can take long on a loaded machine),
  * then scrolls back to the top.
  */
@@ -94,6 +102,7 @@ export async function scrollPanelsIntoView(page, names, { timeout = 60000 } = {}
   for (const name of names) {
     const panel = page.locator(`[data-panel="${name}"]`).first();
     if (!(await panel.count())) continue;
+    await page.evaluate(openFolds, `[data-panel="${name}"]`);
     await panel.scrollIntoViewIfNeeded();
     await page.waitForFunction(panelStarted, name, { timeout, polling: 100 });
   }

@@ -92,6 +92,9 @@ const visibleState = (id) => {
 /** Scrolls a panel into view (chapter 8's panels measure once they come near the viewport). */
 const scrollToPanel = (name) => {
   const p = document.querySelector(`[data-panel="${name}"]`);
+  // A panel under "Going further" is in a folded topic: open it, as a reader would.
+  for (let d = p?.closest('details:not([open])'); d; d = d.parentElement?.closest('details:not([open])'))
+    d.open = true;
   p?.scrollIntoView();
   return !!p;
 };

@@ -43,7 +43,9 @@ function dkSlider(f, { idPrefix, limits, onChange }) {
       slider.max = String(stops.length - 1);
       slider.value = String(nearestStop(stops, c.dk));
       slider.setAttribute('aria-valuetext', `d_k ${fmt(c.dk)}`);
-      out.textContent = `d_k = ${fmt(c.dk)}`; // the value names its field: the dock has no room for a label
+      // The value names its field ("d_k = 64"), the name set small above the number, so that the
+      // slider keeps its width on a phone.
+      out.replaceChildren(h('span', { class: 'dock-name', text: 'd_k = ' }), fmt(c.dk));
     },
   };
 }

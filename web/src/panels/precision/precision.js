@@ -54,7 +54,8 @@ export function mount(el, ctx = {}) {
   });
 
   const chart = buildStageChart(frame, state, ctx);
-  const table = h('table', { class: 'variants' });
+  // Focusable: on a phone the table scrolls sideways, and a keyboard must be able to scroll it too.
+  const table = h('table', { class: 'variants', tabindex: '0' });
   frame.body.append(table);
   const draw = () => {
     const sources = [state.result, ...VARIANTS.map((_, i) => state.variantPoints[i])];

@@ -105,7 +105,7 @@ function buildTable(rows, scales, schema) {
   const tds = new Map();
   const table = h(
     'table',
-    { class: 'variants thresholds-table' },
+    { class: 'variants thresholds-table', tabindex: '0' }, // focusable: it may scroll sideways
     h('caption', {
       text: 'Smallest d_k with a non-finite value (d_k 1…4096; the stage that broke first under it)',
     }),
