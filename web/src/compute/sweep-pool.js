@@ -1,5 +1,5 @@
 // The background Workers of the engine client (worker-client.js): `count` sweep Workers, which
-// take a sweep's d_k points one at a time (sweep-dispatch.js); the variants job runs on the last one.
+// take a sweep's d_k points one at a time (dealer.js); the variants job runs on the last one.
 // The Workers are started by start() or by the first job posted to them (the page starts them
 // while it loads, so that they boot beside the foreground Worker).
 /**

@@ -11,7 +11,7 @@
 import workerUrl from './worker.js?worker&url';
 import { hasWebAssembly, NO_WEBASSEMBLY } from '../engine/support.js';
 import { watchWorkerPolicy, blobShimSource } from './worker-policy.js';
-import { sweepWorkerCount } from './sweep-dispatch.js';
+import { sweepWorkerCount } from './sweep-tasks.js';
 import { createEngineClient } from './engine-client.js';
 import { resilientWorker, onMainThread } from './resilient-worker.js';
 
