@@ -1,6 +1,6 @@
 // The engine client over its Workers: sessions (one per page, component or embed in this realm)
-// send their requests to a foreground Worker (runs), a pool of sweep Workers (sweeps, variants,
-// the thresholds and the fixed studies; sweep-pool.js) and a training Worker, and each Worker's
+// send their requests to a foreground Worker (runs), a pool of sweep Workers (sweeps, the panels'
+// background jobs and the fixed studies; sweep-pool.js) and a training Worker, and each Worker's
 // answers are routed back to the session that asked.
 //
 // Coalescing: a session has at most one run in flight. While one is computing, newer requests
@@ -8,7 +8,7 @@
 // the drag) and the pending config is sent. So a slider drag never queues up stale work. A run's
 // result comes in two parts: onRun(forward result) at once, onRunGradients(whole result) when its
 // backward is done, unless a newer run came first (worker.js drops the stale backward).
-// Background jobs (sweeps, variants) are latest-wins too: a new one cancels the previous one.
+// Background jobs (sweeps, the panels' jobs) are latest-wins too: a new one cancels the previous one.
 import { createSweepPool } from './sweep-pool.js';
 import { estimateRowsFor, sweepTasks } from './sweep-tasks.js';
 import { createDealer } from './dealer.js';
@@ -167,8 +167,9 @@ function sweepDeal(s, slots, cfg, dks, scales) {
 }
 
 /**
- * Where a job's message goes: 'foreground'; 'background' (the pool's first Worker); 'variants' (its
- * last); { pool: n } (the pool's Worker n, modulo its size); { slot: n }: one of `slots` Workers
+ * Where a job's message goes (a panel's meta says where its job runs: panels/index.js):
+ * 'foreground'; 'background' (the pool's first Worker); { pool: n } (the pool's Worker n, modulo
+ * its size: { pool: -1 } is its last); { slot: n }: one of `slots` Workers
  * that compute, slot 0 the foreground one (a job spread over every Worker, as a model report's
  * layers). A session of its own Worker sends everything there.
  */
@@ -181,7 +182,6 @@ function poster(s) {
       if (own) own().postMessage(m);
       else if (where === 'foreground') fg.postMessage(m);
       else if (where === 'background') pool.background(m);
-      else if (where === 'variants') pool.variants(m);
       else if (where?.pool !== undefined) pool.study(m, where.pool);
       else if (where?.slot % slots() === 0) fg.postMessage(m);
       else pool.study(m, (where.slot % slots()) - 1);
@@ -312,6 +312,10 @@ function computeSession(id, handlers, env) {
       to.broadcast({ type: 'close', session: id });
       s.forget(id);
     },
+    /** The ordered kinds this session sent to a Worker of its own (none without one). */
+    get ownKinds() {
+      return s.own ? [...requested] : [];
+    },
     fail(kind, message) {
       if (s.own && !requested.has(kind)) return;
       h.onError({ type: 'error', session: id, id: 0, kind, name: 'Error', message });
@@ -373,7 +377,11 @@ export function createEngineClient(fg, createBackground = null, { sweepWorkers =
     ownWorker = createBackground ? createBackground() : fg;
     if (ownWorker !== fg) {
       ownWorker.addEventListener('message', route);
-      const fail = (message) => failAll('train', message);
+      // Its failure is that of the kinds its sessions sent it.
+      const fail = (message) => {
+        const kinds = new Set([...sessions.values()].flatMap((sess) => sess.ownKinds));
+        for (const kind of kinds) failAll(kind, message);
+      };
       ownWorker.addEventListener('error', (e) => fail(e.message || 'a compute worker failed'));
       ownWorker.addEventListener('message', (e) => {
         if (e.data?.type === 'fatal') fail(e.data.message);

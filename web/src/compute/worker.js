@@ -194,8 +194,8 @@ function step() {
     return;
   }
   // 3. One slice of one background job, jobs taken in turn; a sweep's estimates first (they draw
-  // every sweep chart at once), then the sweeps and variants of the reader's current setting, and
-  // chapter 8's fixed studies and thresholds table when none is left (they would otherwise halve
+  // every sweep chart at once), then the sweeps and the urgent jobs that follow the reader's current
+  // setting, and the other jobs (chapter 8's fixed studies, a table) when none is left (they would otherwise halve
   // the speed of the charts the reader is looking at).
   // A session's sweep tasks (a Worker may hold two estimates: sweep-tasks.js) run one after the
   // other, the oldest first, so that their memory is not held at once.
