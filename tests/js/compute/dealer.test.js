@@ -199,7 +199,10 @@ test('session.cancel stops the dealing on every Worker, and what the cancelled p
   assert.equal(partsOf(fg).length + partsOf(bg).length, 2, 'no part after the cancel');
   assert.deepEqual(seen, []);
   assert.equal(finished, 0);
-  // A deal whose message was still being read sends nothing once cancelled.
+  // A newer deal does not cancel the cancelled job again; one whose message was still being read
+  // sends nothing once cancelled.
+  const cancels = () => fg.sent.filter((m) => m.type === 'cancel').length;
+  const before = cancels();
   let release;
   session.deal('layers', [7], {
     message: (layer) =>
@@ -207,6 +210,7 @@ test('session.cancel stops the dealing on every Worker, and what the cancelled p
         release = () => r({ layer });
       }),
   });
+  assert.equal(cancels(), before);
   session.cancel('layers');
   release();
   await tick();

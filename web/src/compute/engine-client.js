@@ -231,10 +231,11 @@ function computeSession(id, handlers, env) {
   }
   /**
    * A new job of `kind` whose `parts` are dealt to `place`'s slots (dealer.js); its older job
-   * stops everywhere first while it still has parts out. → the job's id.
+   * stops everywhere first while it still has parts out and was not cancelled. → the job's id.
    */
   function deal(kind, parts, opts, place) {
-    if (deals[kind]?.dealer.left) session.cancel(kind); // its parts may sit on other Workers than the new ones
+    // Its parts may sit on other Workers than the new ones (unless it was cancelled already).
+    if (deals[kind]?.dealer.left && deals[kind].id === jobIds[kind]) session.cancel(kind);
     const jid = (jobIds[kind] = ++s.seq);
     const { message, holds, doneType = `${kind}Done`, partDone, finished } = opts;
     const d = { id: jid, doneType, partDone, finished };
