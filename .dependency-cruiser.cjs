@@ -1,12 +1,114 @@
-// The architecture of web/src as rules (npm run lint, npm test). Data flows one way:
-// engine/ (the engine's JS face) → compute/ (Workers, client, jobs) → state/ → ui/, charts/,
-// panels/<name>/ → app/, embed/, offline/. Each rule's comment says why it holds.
+// The architecture of web/src as rules (npm run lint, npm test): its floors (FLOORS, lowest
+// first), each importing only itself and the floors below, and the rules that keep the folders of
+// one floor apart. Each rule's comment says why it holds.
 // The Emscripten glue as imported, before the build has written it (then it does not resolve).
 const GENERATED_GLUE = '(^|/)generated/attnscale-(simd|scalar)\\.mjs$';
+
+// The floors of web/src, lowest first. A module imports its own floor and the floors below it,
+// never one above: what is lower is used by more and must not depend on what uses it. A floor is
+// a list of path patterns; no file is on two floors.
+const FLOORS = [
+  {
+    name: 'ground',
+    why: 'pure data and helpers that run anywhere (the page, the Workers, Node): the URL state over the schema, number formats, the tensor files, the pure helpers, the stylesheets',
+    paths: [
+      '^web/src/state/',
+      '^web/src/ui/format\\.js$',
+      '^web/src/tensors/',
+      '^web/src/pure/',
+      '^web/src/styles/',
+    ],
+  },
+  {
+    name: 'ui',
+    why: 'the shared UI pieces (DOM helper, theme, controls)',
+    paths: ['^web/src/ui/(?!format\\.js$)'],
+  },
+  { name: 'engine', why: "the engine's JS face, the npm package's entry", paths: ['^web/src/engine/'] },
+  {
+    name: 'compute',
+    why: 'the Workers, their jobs and the client that talks to them',
+    paths: ['^web/src/compute/'],
+  },
+  { name: 'charts', why: 'the chart helpers the panels share', paths: ['^web/src/charts/'] },
+  {
+    name: 'export',
+    why: 'the SVG and GIF downloads, loaded on the first click',
+    paths: ['^web/src/export/'],
+  },
+  { name: 'panels', why: 'the panels and their registries', paths: ['^web/src/panels/'] },
+  {
+    name: 'app',
+    why: 'createApp and its steps, which every shell mounts',
+    paths: ['^web/src/app/(?!(main|page)\\.js$)'],
+  },
+  {
+    name: 'shells',
+    why: "the four shells around createApp: the page's entry (app/main.js, app/page.js), embed.html's script and the web component (embed/), the offline file (offline/)",
+    paths: ['^web/src/app/(main|page)\\.js$', '^web/src/embed/', '^web/src/offline/'],
+  },
+];
+
+// Imports that point up a floor and are allowed by name. Each says why, and whether it is to go.
+const UPWARD_ALLOWED = [
+  {
+    name: 'the-workers-load-the-panels-jobs-through-their-registry',
+    comment:
+      "compute/ loads a panel's Worker job by its kind from panels/jobs.js, whose modules load on first use: the one door " +
+      'through which compute/ reaches a panel, so that a panel with a job is added without touching compute/.',
+    floor: 'compute',
+    from: '^web/src/compute/job-kinds\\.js$',
+    to: '^web/src/panels/jobs\\.js$',
+  },
+  {
+    name: 'temporary-the-panel-frame-loads-the-svg-and-gif-exports',
+    comment:
+      'TEMPORARY: charts/panel-frame.js loads export/ (SVG, GIF) on the first click, and export/ draws with charts/ and starts a ' +
+      'Worker with compute/. It goes once export lives in one place, below the panel frame (PNG and CSV are in charts/export.js).',
+    floor: 'charts',
+    from: '^web/src/charts/panel-frame\\.js$',
+    to: '^web/src/export/',
+  },
+];
+
+/**
+ * A rule per floor: its modules import nothing of a floor above. An allowed upward import is left
+ * out of its floor's rule, and that module's other imports keep the rule (a second rule of the
+ * same name).
+ */
+function floorRules() {
+  return FLOORS.slice(0, -1).flatMap((floor, i) => {
+    const above = FLOORS.slice(i + 1).flatMap((f) => f.paths);
+    const below = FLOORS.slice(0, i).map((f) => f.name);
+    const allowed = UPWARD_ALLOWED.filter((a) => a.floor === floor.name);
+    const rule = (from, pathNot) => ({
+      name: `no-import-above-${floor.name}`,
+      severity: 'error',
+      comment:
+        `The ${floor.name} floor (${floor.why}) imports its own floor and the floors below it (${below.join(', ') || 'none'}), ` +
+        'never one above: what is lower is used by more and must not depend on what uses it (the floors: .dependency-cruiser.cjs FLOORS).',
+      from,
+      to: pathNot.length ? { path: above, pathNot } : { path: above },
+    });
+    return [
+      rule({ path: floor.paths, pathNot: allowed.map((a) => a.from) }, []),
+      ...allowed.map((a) => rule({ path: a.from }, [a.to])),
+    ];
+  });
+}
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    ...floorRules(),
+    {
+      name: 'pure-helpers-import-nothing',
+      severity: 'error',
+      comment:
+        'web/src/pure/ holds helpers that run wherever they are imported (the page, a Worker, Node): they import nothing of web/src but each other.',
+      from: { path: '^web/src/pure/' },
+      to: { path: '^web/src/', pathNot: '^web/src/pure/' },
+    },
     {
       name: 'no-circular',
       severity: 'error',
@@ -149,3 +251,5 @@ module.exports = {
     reporterOptions: { text: { highlightFocused: true } },
   },
 };
+// For tests/js/repo/import-floors.test.js, out of the configuration's own keys (not enumerable).
+Object.defineProperty(module.exports, 'floors', { value: FLOORS });

@@ -8,7 +8,7 @@
 //   node tests/bench/sweep-tasks.mjs [--rounds 3] [--seqLen 2048] [--before DIR]
 import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { groupDks } from '../../web/src/compute/sweep-dispatch.js';
+import { groupDks } from '../../web/src/compute/sweep-tasks.js';
 import { createEngine } from '../../web/src/engine/engine.js';
 import { median } from './peers/harness.js';
 

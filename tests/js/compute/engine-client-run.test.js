@@ -89,3 +89,23 @@ test('a result whose backward came with it is whole at once; a failed backward i
   fg.answer({ type: 'error', session: session.id, id: m.id, kind: 'gradients', name: 'Error', message: 'x' });
   assert.deepEqual(seen.at(-1), ['error', 'gradients']);
 });
+
+test('a Worker of its own that fails is the failure of the kinds its sessions sent it, told to every session', () => {
+  const fg = fakeWorker('fg');
+  const made = [];
+  const client = createEngineClient(fg, () => {
+    const w = fakeWorker(`own${made.length}`);
+    made.push(w);
+    return w;
+  });
+  const seen = [];
+  const own = client.openSession({ onError: (m) => seen.push(['own', m.kind]) }, { ownWorker: true });
+  client.openSession({ onError: (m) => seen.push(['page', m.kind]) });
+  own.request('steps', { n: 1 });
+  assert.equal(made.length, 1, 'the Worker of its own starts with its first request');
+  made[0].answer({ type: 'fatal', message: 'the engine could not start' });
+  assert.deepEqual(seen, [
+    ['own', 'steps'],
+    ['page', 'steps'],
+  ]);
+});

@@ -1,5 +1,5 @@
 // How the engine client (web/src/compute/engine-client.js) deals a sweep to its Workers: the sweep
-// Workers and the foreground one each get tasks (sweep-dispatch.js), the foreground one with short
+// Workers and the foreground one each get tasks (sweep-tasks.js), the foreground one with short
 // slices; a Worker's next task follows its answer; the sweep is done once, when every task is;
 // a newer sweep cancels the older one's tasks everywhere first.
 import { test } from 'node:test';

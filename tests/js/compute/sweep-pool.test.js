@@ -45,8 +45,8 @@ test('the first job starts the Workers and reaches them at once', () => {
     made.map((w) => w.sent.map((m) => m.dks)),
     [[], [[4096]]],
   );
-  pool.variants({ type: 'variants', id: 2 });
-  assert.equal(made[1].sent.at(-1).type, 'variants'); // the variants go to the last Worker
+  pool.study({ type: 'variants', id: 2 }, -1);
+  assert.equal(made[1].sent.at(-1).type, 'variants'); // { pool: -1 }: the last Worker
   assert.equal(pool.onMainThread, false);
 });
 

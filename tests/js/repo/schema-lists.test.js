@@ -2,18 +2,21 @@
 // `copies` row), so that a scaling or a number format is added in one C++ table and nowhere in
 // web/src: no file there spells the list of scalings (every named scaling as a string literal),
 // two or more number formats, or a format's largest finite value or its natural log as a number.
-// The engine's JS face (web/src/engine/) is where the schema is read, and the presets
-// (state/presets.js, state/study-presets.js) are data that name the values they set: both are left out.
+// The presets (state/presets.js, state/study-presets.js) are data that name the values they set:
+// they are left out. The declarations' unions that must repeat a list for TypeScript (Precision,
+// Scale, TrainCopy; PanelName, the panel registry's names) are checked against the real engine and
+// web/src/panels/index.js instead, and a test failing names the line to write.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEngine } from '../../../web/src/engine/engine.js';
+import { PANEL_NAMES } from '../../../web/src/panels/index.js';
 import { filesUnder, tokensOf } from './js-source.js';
 
 const repoRoot = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
-const EXEMPT = [/^web\/src\/engine\//, /^web\/src\/state\/(study-)?presets\.js$/];
+const EXEMPT = [/^web\/src\/state\/(study-)?presets\.js$/];
 const SCANNED = /\.(m?js|cjs|ts|css)$/;
 
 /** Significant digits a number literal is written with ('65500' → 3, '3.3895e38' → 5, '448' → 3). */
@@ -46,15 +49,20 @@ function cssTokens(rel) {
   return tokens;
 }
 
-/** What each rule looks for, from the engine's own schema. */
+/** What each rule looks for, from the engine's own schema (and the copies a trainer runs by default). */
 async function lists() {
   const engine = await createEngine({ simd: false });
   const choices = (name) => engine.schema.find((f) => f.name === name).choices;
   const scalings = choices('scale').map((c) => c.value);
   const formats = choices('precision');
+  // A trainer given a custom multiplier runs every default copy and the custom one.
+  const trainer = engine.train({ scale: 0.5 });
+  const trainCopies = Object.keys(trainer.step(1).copies);
+  trainer.delete();
   engine.delete();
   return {
     scalings,
+    trainCopies,
     formats: formats.map((f) => f.value),
     limits: formats.flatMap((f) => [
       { what: `${f.value}'s largest finite value`, value: f.largestFinite },
@@ -63,9 +71,42 @@ async function lists() {
   };
 }
 
-/** Every place in `rel` that breaks a rule: "file:line: what". */
+// The unions of the declaration files that spell a list for TypeScript: each must have exactly
+// the members `members(lists)` names (a string is a literal, { keyword } a type such as number).
+const UNIONS = [
+  { file: 'web/src/engine/engine.d.ts', name: 'Precision', members: (l) => l.formats },
+  {
+    file: 'web/src/engine/engine.d.ts',
+    name: 'Scale',
+    members: (l) => [...l.scalings, { keyword: 'number' }],
+  },
+  { file: 'web/src/engine/engine-train.d.ts', name: 'TrainCopy', members: (l) => l.trainCopies },
+  { file: 'web/src/embed/attn-scale-demo.d.ts', name: 'PanelName', members: () => PANEL_NAMES },
+];
+const unionText = (members) => members.map((m) => (typeof m === 'string' ? `'${m}'` : m.keyword)).join(' | ');
+
+/** `export type NAME = …;` in `text`: its members as written and its lines, or null. */
+function declaredUnion(text, name) {
+  const m = new RegExp(`^export type ${name} =([^;]*);`, 'm').exec(text);
+  if (!m) return null;
+  const first = text.slice(0, m.index).split('\n').length;
+  const members = m[1]
+    .split('|')
+    .map((x) => x.trim())
+    .filter(Boolean)
+    .map((x) => (/^'.*'$/.test(x) ? x.slice(1, -1) : { keyword: x }));
+  return { members, lines: [first, first + m[0].split('\n').length - 1] };
+}
+
+/** Every place in `rel` that breaks a rule: "file:line: what". The checked unions are not spelled lists. */
 function hitsIn(rel, { scalings, formats, limits }) {
-  const tokens = rel.endsWith('.css') ? cssTokens(rel) : tokensOf(repoRoot, rel);
+  const text = rel.endsWith('.d.ts') ? readFileSync(join(repoRoot, rel), 'utf8') : '';
+  const checked = UNIONS.filter((u) => u.file === rel)
+    .map((u) => declaredUnion(text, u.name)?.lines)
+    .filter(Boolean);
+  const tokens = (rel.endsWith('.css') ? cssTokens(rel) : tokensOf(repoRoot, rel)).filter(
+    (t) => !checked.some(([a, b]) => t.line >= a && t.line <= b),
+  );
   const hits = [];
   const firstLine = new Map(); // a listed name → the first line it is written on
   for (const t of tokens) {
@@ -94,6 +135,23 @@ test('no file of the page spells a list the engine publishes, or a format’s la
   assert.ok(files.length > 50, `only ${files.length} files found under web/src`);
   const hits = files.flatMap((f) => hitsIn(f, what));
   if (hits.length) assert.fail(`read these from the engine's schema instead:\n${hits.join('\n')}`);
+});
+
+test("the declarations' unions have exactly the engine's scalings, formats and default copies, and the registry's panels", async () => {
+  const what = await lists();
+  const wrong = [];
+  for (const u of UNIONS) {
+    const want = u.members(what);
+    const got = declaredUnion(readFileSync(join(repoRoot, u.file), 'utf8'), u.name);
+    const key = (m) => (typeof m === 'string' ? `'${m}'` : m.keyword);
+    const same = got && [...got.members.map(key)].sort().join() === [...want.map(key)].sort().join();
+    if (!same)
+      wrong.push(
+        `${u.file}${got ? `:${got.lines[0]}` : ''}: write export type ${u.name} = ${unionText(want)};`,
+      );
+  }
+  if (wrong.length)
+    assert.fail(`the declarations differ from the engine and the panel registry:\n${wrong.join('\n')}`);
 });
 
 test('the check finds what it looks for', async () => {

@@ -1,6 +1,6 @@
 // The engine client over its Workers: sessions (one per page, component or embed in this realm)
-// send their requests to a foreground Worker (runs), a pool of sweep Workers (sweeps, variants,
-// the thresholds and the fixed studies; sweep-pool.js) and a training Worker, and each Worker's
+// send their requests to a foreground Worker (runs), a pool of sweep Workers (sweeps, the panels'
+// background jobs and the fixed studies; sweep-pool.js) and a training Worker, and each Worker's
 // answers are routed back to the session that asked.
 //
 // Coalescing: a session has at most one run in flight. While one is computing, newer requests
@@ -8,9 +8,10 @@
 // the drag) and the pending config is sent. So a slider drag never queues up stale work. A run's
 // result comes in two parts: onRun(forward result) at once, onRunGradients(whole result) when its
 // backward is done, unless a newer run came first (worker.js drops the stale backward).
-// Background jobs (sweeps, variants) are latest-wins too: a new one cancels the previous one.
+// Background jobs (sweeps, the panels' jobs) are latest-wins too: a new one cancels the previous one.
 import { createSweepPool } from './sweep-pool.js';
-import { createSweepDispatch, estimateRowsFor, sweepTasks } from './sweep-dispatch.js';
+import { estimateRowsFor, sweepTasks } from './sweep-tasks.js';
+import { createDealer } from './dealer.js';
 
 // A sweep slice on the foreground Worker is short: a run that arrives waits for it to end.
 const FOREGROUND_SLICE_MS = 6;
@@ -128,44 +129,47 @@ function runQueue(s) {
 }
 
 /**
- * Sends sweep job `jid` of session state `s` to its Workers: every sweep Worker, then the
- * foreground one (slot pool.size) when it is a Worker of its own; one alone when the engine runs on
- * the page's thread. → the sweep's dispatch (sweep-dispatch.js).
+ * The sweep's Workers as the dealer's slots: every sweep Worker, then the foreground one (slot
+ * pool.size, with short slices) when it is a Worker of its own; one alone when the engine runs on
+ * the page's thread.
  */
-function dispatchSweep(s, jid, cfg, dks, scales) {
+function sweepSlots(s) {
   const { fg, pool } = s;
-  const sentAt = now();
-  const slots = pool.onMainThread ? 1 : pool.size + (s.hasBackground ? 1 : 0);
-  const postSweep = (slot, m) => {
-    if (slot < pool.size) pool.post(slot, m);
-    else fg.postMessage({ ...m, sliceMs: FOREGROUND_SLICE_MS });
+  return {
+    slots: pool.onMainThread ? 1 : pool.size + (s.hasBackground ? 1 : 0),
+    post(m, slot) {
+      if (slot < pool.size) pool.post(slot, m);
+      else fg.postMessage({ ...m, sliceMs: FOREGROUND_SLICE_MS });
+    },
   };
-  return createSweepDispatch({
-    tasks: sweepTasks(dks, {
-      slots,
-      estimateRows: estimateRowsFor(cfg.seqLen),
-      seqLen: cfg.seqLen,
-      scalings: scales.length,
-    }),
-    slots,
-    send: (slot, task, index) =>
-      postSweep(slot, {
-        type: 'sweep',
-        session: s.id,
-        id: jid,
-        cfg,
-        dks: task.dks,
-        scales,
-        estimateRows: task.estimateRows,
-        part: index,
-        sentAt,
-      }),
-  });
 }
 
 /**
- * Where a job's message goes: 'foreground'; 'background' (the pool's first Worker); 'variants' (its
- * last); { pool: n } (the pool's Worker n, modulo its size); { slot: n }: one of `slots` Workers
+ * The sweep of `cfg` over `dks` for each of `scales` as a deal over `slots` Workers: its tasks
+ * (sweep-tasks.js) and the deal's options. The page hears of it once every task is done.
+ */
+function sweepDeal(s, slots, cfg, dks, scales) {
+  const sentAt = now();
+  const tasks = sweepTasks(dks, {
+    slots,
+    estimateRows: estimateRowsFor(cfg.seqLen),
+    seqLen: cfg.seqLen,
+    scalings: scales.length,
+  });
+  const opts = {
+    // A Worker holds up to two estimate tasks but one exact task: those take seconds, and one
+    // given too early to a Worker would wait there while another Worker runs out of work.
+    holds: (task) => (task.estimateRows ? 2 : 1),
+    message: (task) => ({ cfg, dks: task.dks, scales, estimateRows: task.estimateRows, sentAt }),
+    finished: (m) => (s.h.sweepDone ?? s.h.onJob)?.(m),
+  };
+  return [tasks, opts];
+}
+
+/**
+ * Where a job's message goes (a panel's meta says where its job runs: panels/index.js):
+ * 'foreground'; 'background' (the pool's first Worker); { pool: n } (the pool's Worker n, modulo
+ * its size: { pool: -1 } is its last); { slot: n }: one of `slots` Workers
  * that compute, slot 0 the foreground one (a job spread over every Worker, as a model report's
  * layers). A session of its own Worker sends everything there.
  */
@@ -178,7 +182,6 @@ function poster(s) {
       if (own) own().postMessage(m);
       else if (where === 'foreground') fg.postMessage(m);
       else if (where === 'background') pool.background(m);
-      else if (where === 'variants') pool.variants(m);
       else if (where?.pool !== undefined) pool.study(m, where.pool);
       else if (where?.slot % slots() === 0) fg.postMessage(m);
       else pool.study(m, (where.slot % slots()) - 1);
@@ -196,15 +199,17 @@ function poster(s) {
 
 /**
  * openSession's session. Runs go to the foreground Worker (coalesced); jobs where their request
- * says (poster). A job's messages are given to the handler named by their type (handlers.sweepPoints,
+ * says (poster); a job of several parts is dealt to every Worker (deal(), dealer.js). A job's
+ * messages are given to the handler named by their type (handlers.sweepPoints,
  * handlers.reportHead, …), or else to handlers.onJob, while it is the session's latest of its kind;
- * an ordered kind's (request()) always, in order.
+ * an ordered kind's (request()) always, in order; a dealt part's done message to its deal.
  */
 function computeSession(id, handlers, env) {
   const h = { ...NO_RUN_HANDLERS, ...handlers };
-  const s = { id, h, seq: 0, dispatch: null, ...env }; // seq: the last id given to a run or a job
+  const s = { id, h, seq: 0, ...env }; // seq: the last id given to a run or a job
   const jobIds = {}; // kind → the id of the session's latest job of that kind
   const requested = new Set(); // the ordered kinds the session sent requests of
+  const deals = {}; // kind → { id, doneType, partDone, finished, dealer } of its latest dealt job
   const runs = runQueue(s);
   const to = poster(s);
   let failedJob = 0;
@@ -218,8 +223,38 @@ function computeSession(id, handlers, env) {
   }
   function receiveJobMessage(m) {
     if (!requested.has(m.job) && m.id !== jobIds[m.job]) return;
-    if (m.type === 'sweepDone' && !s.dispatch.done(m.part)) return;
-    (h[m.type] ?? h.onJob)?.(m);
+    const deal = deals[m.job];
+    if (deal?.id === m.id && m.type === deal.doneType) {
+      deal.partDone?.(m);
+      if (deal.dealer.done(m.part)) deal.finished?.(m);
+    } else (h[m.type] ?? h.onJob)?.(m);
+  }
+  /**
+   * A new job of `kind` whose `parts` are dealt to `place`'s slots (dealer.js); its older job
+   * stops everywhere first while it still has parts out and was not cancelled. → the job's id.
+   */
+  function deal(kind, parts, opts, place) {
+    // Its parts may sit on other Workers than the new ones (unless it was cancelled already).
+    if (deals[kind]?.dealer.left && deals[kind].id === jobIds[kind]) session.cancel(kind);
+    const jid = (jobIds[kind] = ++s.seq);
+    const { message, holds, doneType = `${kind}Done`, partDone, finished } = opts;
+    const d = { id: jid, doneType, partDone, finished };
+    deals[kind] = d;
+    const send = (slot, fields, part) => {
+      if (fields && jobIds[kind] === jid)
+        place.post({ ...fields, type: kind, session: id, id: jid, part }, slot);
+    };
+    d.dealer = createDealer({
+      parts,
+      slots: place.slots,
+      holds,
+      send(slot, part, index) {
+        const fields = message(part, index);
+        if (typeof fields?.then === 'function') fields.then((f) => send(slot, f, index));
+        else send(slot, fields, index);
+      },
+    });
+    return jid;
   }
   const session = {
     id,
@@ -237,24 +272,25 @@ function computeSession(id, handlers, env) {
      * first (its sweepPoints carry `estimate: true`), then the exact points; latest wins.
      */
     sweep(cfg, dks, scales) {
-      if (s.dispatch?.left) session.cancel('sweep'); // its tasks may sit on other Workers than the new ones
-      const jid = (jobIds.sweep = ++s.seq);
-      s.dispatch = dispatchSweep(s, jid, cfg, dks, scales);
-      return jid;
+      const place = sweepSlots(s);
+      return deal('sweep', ...sweepDeal(s, place.slots, cfg, dks, scales), place);
     },
-    /** A new job of `kind` (its parts: post()), the session's latest: older ones stop everywhere. */
-    start(kind) {
-      if (jobIds[kind] > 0) session.cancel(kind);
-      return (jobIds[kind] = ++s.seq);
+    /**
+     * A new job of `kind` whose `parts` are dealt to the session's Workers (`slots` of them, the
+     * foreground one first), the next to whichever Worker reports a part done; the session's
+     * latest of its kind. opts: message(part, index) → the part's message fields (or a promise of
+     * them; null sends nothing), sent with `part: index`; holds(part) → how many parts a Worker
+     * may hold at once (1); doneType: the message type that ends a part (`${kind}Done`), given to
+     * partDone(m) instead of a handler; finished(m) once every part is done. A part's error goes
+     * to handlers.onError; cancel(kind) stops the dealing with the job. → the job's id.
+     */
+    deal(kind, parts, opts) {
+      return deal(kind, parts, opts, { slots: to.slots(), post: (m, slot) => to.post(m, { slot }) });
     },
-    /** A message of the session's latest job of `kind` (a part of it) to the Worker `where` says. */
-    post(kind, payload, where) {
-      to.post({ ...payload, type: kind, session: id, id: jobIds[kind] }, where);
-    },
-    /** A new job of `kind` in one message; latest wins. → its id. */
+    /** A new job of `kind` in one message to the Worker `where` says (poster); latest wins. → its id. */
     job(kind, payload, where) {
       const jid = (jobIds[kind] = ++s.seq);
-      session.post(kind, payload, where);
+      to.post({ ...payload, type: kind, session: id, id: jid }, where);
       return jid;
     },
     /** A request of an ordered kind: every reply is delivered, in order. → its id. */
@@ -270,11 +306,16 @@ function computeSession(id, handlers, env) {
     },
     cancel(kind) {
       jobIds[kind] = -1;
+      deals[kind]?.dealer.cancel();
       to.broadcast({ type: 'cancel', session: id, kind });
     },
     close() {
       to.broadcast({ type: 'close', session: id });
       s.forget(id);
+    },
+    /** The ordered kinds this session sent to a Worker of its own (none without one). */
+    get ownKinds() {
+      return s.own ? [...requested] : [];
     },
     fail(kind, message) {
       if (s.own && !requested.has(kind)) return;
@@ -337,7 +378,11 @@ export function createEngineClient(fg, createBackground = null, { sweepWorkers =
     ownWorker = createBackground ? createBackground() : fg;
     if (ownWorker !== fg) {
       ownWorker.addEventListener('message', route);
-      const fail = (message) => failAll('train', message);
+      // Its failure is that of the kinds its sessions sent it.
+      const fail = (message) => {
+        const kinds = new Set([...sessions.values()].flatMap((sess) => sess.ownKinds));
+        for (const kind of kinds) failAll(kind, message);
+      };
       ownWorker.addEventListener('error', (e) => fail(e.message || 'a compute worker failed'));
       ownWorker.addEventListener('message', (e) => {
         if (e.data?.type === 'fatal') fail(e.data.message);

@@ -1,5 +1,5 @@
 // The background Workers of the engine client (worker-client.js): `count` sweep Workers, which
-// take a sweep's d_k points one at a time (sweep-dispatch.js); the variants job runs on the last one.
+// take a sweep's d_k points one at a time (dealer.js); another job goes where its request says.
 // The Workers are started by start() or by the first job posted to them (the page starts them
 // while it loads, so that they boot beside the foreground Worker).
 /**
@@ -38,16 +38,14 @@ export function createSweepPool({ create, count = 1, shared = null, route, onFai
     get onMainThread() {
       return !!workers?.some((w) => w.onMainThread);
     },
-    variants(m) {
-      post(count - 1, m);
-    },
-    /** Another background job (the overflow thresholds): on the first Worker. */
+    /** Another background job ('background' in its panel's meta): on the first Worker. */
     background(m) {
       post(0, m);
     },
-    /** A study (a chapter panel's fixed measurements) on Worker `slot` (modulo the Worker count). */
+    /** A job on Worker `slot`, modulo the Worker count: -1 is the last Worker. */
     study(m, slot = 0) {
-      post(slot % Math.max(1, count), m);
+      const n = Math.max(1, count);
+      post(((slot % n) + n) % n, m);
     },
     /** To every Worker (cancel, close). */
     broadcast(m) {

@@ -2,7 +2,7 @@
 // several embedded components, each open their own session.
 //
 // Workers, one engine each: a foreground one for the current setting, and background ones for
-// sweeps and variants (sweep-pool.js): a sweep's d_k points are dealt to the sweep Workers and the foreground one
+// sweeps and the panels' background jobs (sweep-pool.js): a sweep's d_k points are dealt to the sweep Workers and the foreground one
 // (one per spare core; ?sweepWorkers=N in the page's URL forces N, for tests). A sweep at large T
 // and d_k takes seconds; in Workers of their own it never delays the answer to a slider move.
 // The sessions and the routing of answers: engine-client.js; the fallback to the page's thread:
@@ -11,7 +11,7 @@
 import workerUrl from './worker.js?worker&url';
 import { hasWebAssembly, NO_WEBASSEMBLY } from '../engine/support.js';
 import { watchWorkerPolicy, blobShimSource } from './worker-policy.js';
-import { sweepWorkerCount } from './sweep-dispatch.js';
+import { sweepWorkerCount } from './sweep-tasks.js';
 import { createEngineClient } from './engine-client.js';
 import { resilientWorker, onMainThread } from './resilient-worker.js';
 

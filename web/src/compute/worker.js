@@ -12,7 +12,7 @@
 //        { type: 'sweep', session, id, cfg, dks, scales, part, estimateRows?, sliceMs?, sentAt }
 //          → out 'sweepPoints'* { part, dk, points: { [scale]: point }, estimate, sentAt, startedAt },
 //            then 'sweepDone' { part }. A page deals one sweep's d_k points to its Workers a task
-//            at a time (sweep-dispatch.js); each part is its own job, keyed by `part`. With
+//            at a time (sweep-tasks.js, dealer.js); each part is its own job, keyed by `part`. With
 //            estimateRows the points are estimates from that many query rows; sliceMs overrides
 //            SLICE_MS (the foreground Worker's short slices).
 //        { type: <a panel's job kind>, session, id, part?, … }: the jobs of the panels'
@@ -194,10 +194,10 @@ function step() {
     return;
   }
   // 3. One slice of one background job, jobs taken in turn; a sweep's estimates first (they draw
-  // every sweep chart at once), then the sweeps and variants of the reader's current setting, and
-  // chapter 8's fixed studies and thresholds table when none is left (they would otherwise halve
+  // every sweep chart at once), then the sweeps and the urgent jobs that follow the reader's current
+  // setting, and the other jobs (chapter 8's fixed studies, a table) when none is left (they would otherwise halve
   // the speed of the charts the reader is looking at).
-  // A session's sweep tasks (a Worker may hold two estimates: sweep-dispatch.js) run one after the
+  // A session's sweep tasks (a Worker may hold two estimates: sweep-tasks.js) run one after the
   // other, the oldest first, so that their memory is not held at once.
   const rankOf = (job) => (job.estimate ? 2 : job.urgent ? 1 : 0);
   let next = null;

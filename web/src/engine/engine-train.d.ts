@@ -122,7 +122,7 @@ export interface TrainMetrics {
 
 /** Metrics by copy: the default copies, or one entry per chosen copy's name. */
 export type TrainCopyMetrics<Names extends string> = TrainCopy extends Names
-  ? { none: TrainMetrics; sqrt: TrainMetrics; linear: TrainMetrics; custom?: TrainMetrics }
+  ? { [K in Exclude<TrainCopy, 'custom'>]: TrainMetrics } & { custom?: TrainMetrics }
   : { [K in Names]: TrainMetrics };
 
 export interface TrainStepResult<Names extends string = TrainCopy> {

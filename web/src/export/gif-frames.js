@@ -54,7 +54,7 @@ function engineRuns(client, { gradients }) {
   return {
     run: (cfg) => ask(() => session.run(cfg)),
     variants: (cfg, list) =>
-      ask(() => ((points = []), session.job('variants', { cfg, variants: list }, 'variants'))),
+      ask(() => ((points = []), session.job('variants', { cfg, variants: list }, { pool: -1 }))),
     close: () => session.close(),
   };
 }

@@ -3,7 +3,7 @@
 //                { name, title, sweep?: draws the d_k sweeps, gif?: downloads as a GIF,
 //                  job?: its background job that follows the page's setting:
 //                  { kind: the Worker job (panels/jobs.js), title: what a failure names,
-//                    worker: 'background' | 'variants' (engine-client.js: poster),
+//                    worker: where it runs, 'background' | { pool: n } (engine-client.js: poster),
 //                    request(config, { dks }) → the message's fields (sent again only when they
 //                    change), startsNear?: not before the panel nears the viewport,
 //                    counter?: the root's data- counter of requests sent } }

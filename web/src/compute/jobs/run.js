@@ -2,7 +2,7 @@
 // and per-row arrays, and the attention matrix reduced for display, the heatmap panel's part),
 // then the backward's gradient norms. The engine's arrays are the Worker's own copies: they move
 // to the page (transfer), never copied.
-import { downsampleAttention } from './downsample-attention.js';
+import { downsampleAttention } from '../../pure/downsample-attention.js';
 
 const HEATMAP_SIDE = 256;
 

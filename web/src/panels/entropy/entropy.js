@@ -2,11 +2,10 @@
 // ln T (mean ln of visible keys: entropyMax) and the floor its logit range puts under it (thin,
 // from the exact points: compute/jobs/sweep.js), and on the right axis (0..1) the mean largest
 // weight per row and the fraction of saturated rows.
-import { panelFrame } from '../../charts/panel-frame.js';
 import { log2Axis, axis } from '../../charts/uplot-chart.js';
-import { createSweepCharts } from '../../charts/sweep-chart.js';
+import { mountSweepPanel } from '../../charts/sweep-panel.js';
 import { fmt } from '../../ui/format.js';
-import { scaleLabel, scalingsOf } from '../../state/choices.js';
+import { scaleLabel } from '../../state/choices.js';
 import { meta } from './meta.js';
 
 export { meta };
@@ -82,15 +81,14 @@ function entropyChartSpec() {
 }
 
 export function mount(el, ctx = {}) {
-  let cfg = null,
-    result = null;
-  const scalings = scalingsOf(ctx.schema);
-  const frame = panelFrame(el, {
+  const scaling = (c) => scaleLabel(c.scale, ctx.schema);
+  const pct = (v) => (Number.isFinite(v) ? `${fmt(100 * v, 3)}%` : 'undefined');
+  return mountSweepPanel(el, ctx, {
     name: 'entropy',
     title: 'Softmax entropy and saturation vs d_k',
     description:
       'Left axis, in nats: how spread out each attention row is (its entropy, at most ln T) and its floor, the lowest entropy a row can have at this spread of logits. Right axis, from 0 to 1: how concentrated the rows are (the largest weight of a row, and the share of rows that give more than 0.99 to one key).',
-    legend: [
+    legend: (scalings) => [
       ...scalings.map((s) => ({ color: `c-${s.value}`, label: s.label })),
       { color: 'fg', label: 'entropy (left)' },
       { color: 'fg', label: 'floor (left)', dash: 'dashdot' },
@@ -105,68 +103,22 @@ export function mount(el, ctx = {}) {
       { stat: 'maxWeight', label: 'mean max weight' },
       { stat: 'saturatedFraction', label: 'saturated rows' },
     ],
-    exports: {
-      png: () => [{ u: chart.u }],
-      csv: () => {
-        const rows = [
-          ['scale', 'dk', 'entropy', 'entropyMax', 'entropyFloor', 'maxWeight', 'saturatedFraction'],
-        ];
-        for (const [s, p] of store.points())
-          rows.push([s, p.dk, p.entropy, p.entropyMax, p.entropyFloor, p.maxWeight, p.saturatedFraction]);
-        return { rows };
-      },
-      gif: () => ({ mount, schema: ctx.schema, client: ctx.client, cfg, points: store.points() }),
+    csv: {
+      header: ['scale', 'dk', 'entropy', 'entropyMax', 'entropyFloor', 'maxWeight', 'saturatedFraction'],
+      row: (s, p) => [s, p.dk, p.entropy, p.entropyMax, p.entropyFloor, p.maxWeight, p.saturatedFraction],
     },
-  });
-
-  const sweep = createSweepCharts(el, frame, {
-    name: 'entropy',
-    ctx,
     gapValue: (p) => p.entropy,
-    onDone: () => summarize(),
-  });
-  const { store } = sweep;
-  const chart = sweep.chart(frame.body, entropyChartSpec());
-
-  /** Text alternative: the current entropy and saturation, and saturation at the largest d_k swept. */
-  function summarize() {
-    if (!cfg || !result) return;
-    const pct = (v) => (Number.isFinite(v) ? `${fmt(100 * v, 3)}%` : 'undefined');
-    const dks = store.stale ? [] : store.dks();
-    const last = dks[dks.length - 1];
-    const ends = last
-      ? scalings
-          .map(
-            (s) =>
-              `${s.label} ${pct(store.column(s.value, [last], (p) => p.saturatedFraction, { estimate: false })[0] ?? NaN)}`,
-          )
-          .join(', ')
-      : '';
-    frame.setSummary(
-      `Softmax entropy ${fmt(result.entropy, 3)} of at most ${fmt(result.entropyMax, 3)} nats at d_k = ${cfg.dk} with scaling ${scaleLabel(cfg.scale, ctx.schema)}; ` +
-        `${pct(result.saturatedFraction)} of rows saturated.` +
-        (ends ? ` Saturated rows at d_k = ${last}: ${ends}.` : ''),
-    );
-  }
-
-  return {
-    update(r, c) {
-      result = r;
-      cfg = c;
-      frame.setStats(r);
-      frame.caption.textContent = Number.isFinite(r.entropy)
-        ? `Current: d_k = ${c.dk}, scaling ${scaleLabel(c.scale, ctx.schema)}: entropy ${fmt(r.entropy, 3)} of at most ${fmt(r.entropyMax, 3)} nats; ` +
+    chart: entropyChartSpec(),
+    // The text alternative ends with the saturated rows at the largest d_k swept, for each scaling.
+    end: { value: (p) => p.saturatedFraction, text: pct },
+    summary: (result, cfg, ends, last) =>
+      `Softmax entropy ${fmt(result.entropy, 3)} of at most ${fmt(result.entropyMax, 3)} nats at d_k = ${cfg.dk} with scaling ${scaling(cfg)}; ` +
+      `${pct(result.saturatedFraction)} of rows saturated.` +
+      (ends ? ` Saturated rows at d_k = ${last}: ${ends}.` : ''),
+    caption: (r, c) =>
+      Number.isFinite(r.entropy)
+        ? `Current: d_k = ${c.dk}, scaling ${scaling(c)}: entropy ${fmt(r.entropy, 3)} of at most ${fmt(r.entropyMax, 3)} nats; ` +
           `the largest weight of a row averages ${fmt(r.maxWeight, 3)}; ${fmt(100 * r.saturatedFraction, 3)}% of rows are saturated.`
-        : `Current: d_k = ${c.dk}, scaling ${scaleLabel(c.scale, ctx.schema)}: the weights contain NaN or infinite values, so entropy and saturation are undefined (see the precision panel).`;
-      sweep.setCurrent(r, c);
-      summarize();
-    },
-    sweepReset: sweep.sweepReset,
-    sweepPoints: sweep.sweepPoints,
-    sweepDone: sweep.sweepDone,
-    sweepFailed: sweep.failed,
-    reveal: sweep.reveal,
-    redraw: sweep.redraw,
-    destroy: sweep.destroy,
-  };
+        : `Current: d_k = ${c.dk}, scaling ${scaling(c)}: the weights contain NaN or infinite values, so entropy and saturation are undefined (see the precision panel).`,
+  });
 }

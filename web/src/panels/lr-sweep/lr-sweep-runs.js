@@ -1,6 +1,6 @@
 // The runs of one learning-rate sweep: a training run per (rate, copy), dealt to the Workers one
-// at a time (session.slots of them: each Worker takes its next run when it reports the last one
-// done), each a `part` of one 'lrSweep' job (lr-sweep-job.js), so a cancel stops them all. No DOM.
+// at a time by the session (session.deal: each Worker takes its next run when it reports the last
+// one done), each a `part` of one 'lrSweep' job (lr-sweep-job.js), so a cancel stops them all. No DOM.
 
 /**
  * createSweepRuns(client, { onProgress(run), onDone(run), onFinished(), onError(message) })
@@ -10,10 +10,7 @@
  */
 export function createSweepRuns(client, { onProgress, onDone, onFinished, onError }) {
   let runs = [];
-  let queue = [];
-  let plan = null;
   let running = false;
-  const slotOf = new Map(); // part → the slot computing it
 
   const session = client?.openSession({
     lrSweepProgress(m) {
@@ -26,24 +23,6 @@ export function createSweepRuns(client, { onProgress, onDone, onFinished, onErro
       run.step = m.step;
       onProgress(run);
     },
-    lrSweepDone(m) {
-      const run = runs[m.part];
-      if (!run) return;
-      Object.assign(run, {
-        done: true,
-        finalLoss: m.finalLoss,
-        initialLoss: m.initialLoss,
-        largestLogit: m.largestLogit,
-        ms: m.ms,
-      });
-      onDone(run);
-      const slot = slotOf.get(m.part);
-      slotOf.delete(m.part);
-      if (runs.every((r) => r.done)) {
-        running = false;
-        onFinished();
-      } else send(slot);
-    },
     onError(m) {
       if (m.kind !== 'lrSweep' || !running) return;
       cancel();
@@ -51,19 +30,23 @@ export function createSweepRuns(client, { onProgress, onDone, onFinished, onErro
     },
   });
 
-  function send(slot) {
-    const run = queue.shift();
+  /** A run's last message: its figures; once every run is done, the sweep is. */
+  function runDone(m) {
+    const run = runs[m.part];
     if (!run) return;
-    slotOf.set(run.part, slot);
-    const cfg = { ...plan.base, learningRate: run.rate, copies: [run.copy] };
-    session.post('lrSweep', { part: run.part, cfg, steps: plan.steps }, { slot });
+    Object.assign(run, {
+      done: true,
+      finalLoss: m.finalLoss,
+      initialLoss: m.initialLoss,
+      largestLogit: m.largestLogit,
+      ms: m.ms,
+    });
+    onDone(run);
   }
 
   function cancel() {
     if (running) session?.cancel('lrSweep');
     running = false;
-    queue = [];
-    slotOf.clear();
   }
 
   return {
@@ -77,15 +60,22 @@ export function createSweepRuns(client, { onProgress, onDone, onFinished, onErro
     start(p) {
       if (!session) throw new Error('no compute engine to train with');
       cancel();
-      plan = p;
       runs = p.rates.flatMap((rate) =>
         p.copies.map((copy) => ({ copy, rate, step: 0, loss: [], maxLogit: [], done: false })),
       );
       runs.forEach((r, part) => (r.part = part));
-      queue = [...runs];
       running = true;
-      session.start('lrSweep');
-      for (let slot = 0; slot < session.slots; slot++) send(slot);
+      session.deal('lrSweep', runs, {
+        message: (run) => ({
+          cfg: { ...p.base, learningRate: run.rate, copies: [run.copy] },
+          steps: p.steps,
+        }),
+        partDone: runDone,
+        finished() {
+          running = false;
+          onFinished();
+        },
+      });
     },
     cancel,
     close() {

@@ -17,7 +17,8 @@ export const meta = Object.freeze({
   job: Object.freeze({
     kind: 'variants',
     title: 'The softmax variants',
-    worker: 'variants',
+    // The sweep Workers' last, away from the overflow thresholds on their first.
+    worker: { pool: -1 },
     counter: 'variantRequests',
     request(config) {
       const cfg = { ...config };

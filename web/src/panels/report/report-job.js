@@ -3,7 +3,7 @@
 // request or the page's own run is seen between heads; each head's scalars are posted when done.
 // The detail of one head: its per-row arrays and weights, then the precision table, one format
 // and max subtraction per slice. No DOM.
-import { downsampleAttention } from '../../compute/jobs/downsample-attention.js';
+import { downsampleAttention } from '../../pure/downsample-attention.js';
 import { keyHeadFor } from '../../tensors/pair-heads.js';
 import { formatsByRange } from './report-stats.js';
 

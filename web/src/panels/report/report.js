@@ -87,8 +87,6 @@ function newRun() {
     model: null,
     options: {},
     gen: 0,
-    queue: [],
-    slotOf: new Map(), // layer index → the Worker slot it was sent to
     reports: [],
     done: 0,
     total: 0,
@@ -112,12 +110,6 @@ function sessionHandlers(rc) {
       run.done += 1;
       run.peakMemory = Math.max(run.peakMemory, m.memory ?? 0);
       showProgress(rc);
-    },
-    reportLayerDone(m) {
-      const slot = run.slotOf.get(m.part);
-      run.slotOf.delete(m.part);
-      if (run.done >= run.total) finish(rc);
-      else if (slot !== undefined) send(rc, slot);
     },
     reportDetail(m) {
       run.peakMemory = Math.max(run.peakMemory, m.memory ?? 0);
@@ -194,26 +186,21 @@ function showProgress(rc) {
   ui.csv.disabled = run.reports.length === 0;
 }
 
-/** Reads the next layer not yet sent and gives it to Worker `slot`. */
-function send(rc, slot) {
+/** Layer i's message to its Worker, once its q and k are read (null if the run changed meanwhile or the read failed). */
+function layerMessage(rc, i) {
   const { run } = rc;
-  const i = run.queue.shift();
-  if (i === undefined) return;
-  run.slotOf.set(i, slot);
   const mine = run.gen;
   const { model } = run;
-  model.read(i).then(
+  return model.read(i).then(
     ({ q, k }) => {
-      if (mine !== run.gen) return;
+      if (mine !== run.gen) return null;
       const { seqLen, dk, heads, kvHeads } = model.layers[i];
-      rc.session.post(
-        'report',
-        { part: i, q, k, seqLen, dk, heads, kvHeads, options: layerOptions(run, i) },
-        { slot },
-      );
+      return { q, k, seqLen, dk, heads, kvHeads, options: layerOptions(run, i) };
     },
-    (err) =>
-      mine === run.gen && fail(rc, `Layer '${model.layers[i].layer}' could not be read: ${err.message}`),
+    (err) => {
+      if (mine === run.gen) fail(rc, `Layer '${model.layers[i].layer}' could not be read: ${err.message}`);
+      return null;
+    },
   );
 }
 
@@ -224,21 +211,27 @@ function start(rc) {
     return;
   }
   run.gen += 1;
-  session.start('report');
   ui.error.hidden = true;
   run.reports = [];
   run.done = 0;
   run.total = run.model.layers.reduce((a, l) => a + l.heads, 0);
-  run.queue = run.model.layers.map((_, i) => i);
-  run.slotOf.clear();
   rc.grid.reset(run.model.layers);
   rc.grid.paint(statById(rc.stats, ui.statSelect.value));
   run.startedAt = performance.now();
   el.dataset.reportState = 'running';
   ui.cancel.disabled = false;
   showProgress(rc);
-  for (let round = 0; round < LAYERS_AHEAD; round++)
-    for (let slot = 0; slot < session.slots; slot++) send(rc, slot);
+  // Every layer to the Workers, read as it is dealt; each finished layer takes the next one.
+  session.deal(
+    'report',
+    run.model.layers.map((_, i) => i),
+    {
+      holds: () => LAYERS_AHEAD,
+      message: (i) => layerMessage(rc, i),
+      doneType: 'reportLayerDone',
+      finished: () => finish(rc),
+    },
+  );
   if (run.selected) pick(rc, run.selected.l, run.selected.hd);
 }
 function finish(rc) {
@@ -349,7 +342,6 @@ function wireControls(rc) {
   ui.cancel.addEventListener('click', () => {
     run.gen += 1;
     rc.session?.cancel('report');
-    run.queue = [];
     el.dataset.reportState = 'cancelled';
     ui.cancel.disabled = true;
     showProgress(rc);

@@ -1,16 +1,15 @@
-// How the page deals a sweep's d_k points to its Workers (web/src/compute/sweep-dispatch.js), and
+// How the page cuts a sweep's d_k points into tasks for its Workers (web/src/compute/sweep-tasks.js), and
 // that the split changes no number: the points of every task, each computed by its own job, equal
 // the points of one job over every d_k, bit for bit.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  createSweepDispatch,
   estimateRowsFor,
   groupDks,
   jobCost,
   sweepTasks,
   sweepWorkerCount,
-} from '../../../web/src/compute/sweep-dispatch.js';
+} from '../../../web/src/compute/sweep-tasks.js';
 import { bothEngines } from '../helpers.js';
 
 const DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
@@ -98,42 +97,6 @@ test('job cost: the products once, to the largest d_k; each point its own backwa
   assert.ok(together < alone);
   assert.equal(alone - together, jobCost([2048], { seqLen: T, scalings: 0 }));
   assert.ok(jobCost([64], { seqLen: T, scalings: 1 }) < jobCost([64], { seqLen: T, scalings: 3 }));
-});
-
-test('dispatch: up to two estimates or one exact task per Worker, the next to whichever reports first, every task once', () => {
-  for (const slots of [1, 2, 3, 5, 7, 13, 20, 40]) {
-    const sent = [];
-    const holding = new Map(); // index → [slot, task]
-    const held = (slot) => [...holding.values()].filter(([s]) => s === slot).map(([, t]) => t);
-    const tasks = sweepTasks(DKS, { slots: 12, estimateRows: 128 });
-    const d = createSweepDispatch({
-      tasks,
-      slots,
-      send: (slot, task, index) => {
-        const before = held(slot);
-        if (task.estimateRows) assert.ok(before.length < 2, `slot ${slot} got a third estimate`);
-        else assert.equal(before.length, 0, `slot ${slot} got an exact task while it held another task`);
-        holding.set(index, [slot, task]);
-        sent.push(task);
-      },
-    });
-    // At first: two estimates a Worker while they last; a Worker with none gets an exact task.
-    const n = tasks.length / 2;
-    const first = slots <= n ? Math.min(2 * slots, n) : Math.min(slots, 2 * n);
-    assert.equal(holding.size, first);
-    let finished = false;
-    // Workers finish in a scrambled order: the task with the smallest d_k first.
-    while (holding.size) {
-      const [index] = [...holding].sort((a, b) => a[1][1].dks[0] - b[1][1].dks[0])[0];
-      holding.delete(index);
-      assert.equal(finished, false);
-      finished = d.done(index);
-    }
-    assert.equal(finished, true);
-    assert.equal(d.left, 0);
-    assert.equal(d.done(0), false, 'a task reported twice is ignored');
-    assert.deepEqual(sent, tasks, `${slots} slots: the tasks go out in queue order`);
-  }
 });
 
 test('sweep Workers: one per spare core, 1 to 12; ?sweepWorkers=1..12 overrides', () => {

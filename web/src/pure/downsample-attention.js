@@ -1,4 +1,5 @@
-// Downsampling of the T×T attention matrix for display (the heatmap of a run, a report's head). Pure, no DOM (runs in the Worker).
+// Downsampling of the T×T attention matrix for display (the heatmap of a run, a report's head).
+// Pure: no DOM and no import, so the run's job and a report's job (compute/, panels/report/) share it.
 //
 // For T above `maxSide`, each displayed cell covers a block of b×b weights (b = ceil(T / maxSide))
 // and shows the LARGEST weight in its block, so a sharp (saturated) attention pattern stays

@@ -1,8 +1,8 @@
-// How one sweep's d_k points are dealt to the Workers that compute (the sweep Workers and the
-// foreground one). The tasks wait in one queue, the costliest first, and each Worker gets another
-// when it reports one done: the longest task starts first (list scheduling), and the foreground
-// Worker, which serves the page's runs before any sweep slice, simply takes fewer tasks while the
-// reader drags a slider.
+// How one sweep's d_k points are cut into tasks for the Workers that compute (the sweep Workers
+// and the foreground one), and how many sweep Workers there are. The session deals the tasks
+// (dealer.js), the costliest first, and each Worker gets another when it reports one done: the
+// longest task starts first (list scheduling), and the foreground Worker, which serves the page's
+// runs before any sweep slice, simply takes fewer tasks while the reader drags a slider.
 //
 // A task is a run of consecutive d_k computed by one job, which extends its products QKᵀ, GVᵀ (and
 // the Gram matrices) from one point to the next instead of starting over: a task's cost is its
@@ -146,47 +146,6 @@ export function sweepTasks(dks, { slots = 1, estimateRows = 0, seqLen = 2048, sc
   const groups = groupDks(dks, slots, { short: !estimateRows, seqLen, scalings });
   const exact = groups.map((g) => ({ dks: g, estimateRows: 0 }));
   return estimateRows ? [...groups.map((g) => ({ dks: g, estimateRows })), ...exact] : exact;
-}
-
-/**
- * createSweepDispatch({ tasks, slots, send(slot, task, index) }) → { done(index) → true once every
- * task is done, left }. A Worker holds up to two estimate tasks, so that it has the next at hand
- * when it finishes one (its answer and the next task both pass through the page's thread, which
- * may be busy drawing), but one exact task: those take seconds, and one given too early to a
- * Worker would wait there while another Worker runs out of work. `index` is the task's place in
- * `tasks`.
- */
-export function createSweepDispatch({ tasks, slots, send }) {
-  const n = Math.max(1, slots);
-  let next = 0;
-  let left = tasks.length;
-  const owner = new Map(); // task index → slot
-  const held = new Array(n).fill(0);
-  /** Gives `slot` the next task if it may hold one more; → whether it did. */
-  const give = (slot) => {
-    if (next >= tasks.length || held[slot] >= (tasks[next].estimateRows ? 2 : 1)) return false;
-    owner.set(next, slot);
-    held[slot] += 1;
-    send(slot, tasks[next], next);
-    next += 1;
-    return true;
-  };
-  // A task each, then a second each (a Worker may take a second estimate).
-  for (let round = 0; round < 2; round++) for (let slot = 0; slot < n; slot++) give(slot);
-  return {
-    done(index) {
-      if (!owner.has(index)) return false;
-      const slot = owner.get(index);
-      owner.delete(index);
-      held[slot] -= 1;
-      left -= 1;
-      while (give(slot));
-      return left === 0;
-    },
-    get left() {
-      return left;
-    },
-  };
 }
 
 // The foreground Worker and 12 sweep Workers hold one of the sweep's 13 d_k points each; more
