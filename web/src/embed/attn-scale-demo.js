@@ -33,7 +33,6 @@ import panelsCss from '../styles/panels.css?inline';
 import componentCss from '../styles/component.css?inline';
 import dockCss from '../styles/dock.css?inline';
 import touchCss from '../styles/touch.css?inline';
-import predictCss from '../styles/predict.css?inline';
 
 const TAG = 'attn-scale-demo';
 // quiz, questions, question: the drill's set (panel "predict"), read as in embed.html's URL.
@@ -62,7 +61,7 @@ function shadowSheet() {
   if (!sheet) {
     sheet = new CSSStyleSheet();
     sheet.replaceSync(
-      [panelsCss, componentCss, dockCss, touchCss, predictCss]
+      [panelsCss, componentCss, dockCss, touchCss]
         .join('\n')
         .replace(/(\d*\.?\d+)rem\b/g, 'calc($1 * var(--as-rem))'),
     );

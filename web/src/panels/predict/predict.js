@@ -14,9 +14,21 @@ import { parseDrillQuery, drillQuery } from './drill-params.js';
 import { drillStore } from './drill-store.js';
 import { questionCard } from './question-view.js';
 import { drillSummary } from './drill-summary.js';
-import '../../styles/predict.css';
+import drillCss from '../../styles/predict.css?inline';
 
 export { meta };
+
+let sheet = null;
+/** The drill's styles in the document or shadow root that holds `el` (once per root). */
+function adoptStyles(el) {
+  const root = el.getRootNode();
+  if (!('adoptedStyleSheets' in root)) return;
+  if (!sheet) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync(drillCss);
+  }
+  if (!root.adoptedStyleSheets.includes(sheet)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
+}
 
 /** A fresh quiz seed for "New numbers". */
 function newSeed(old) {
@@ -106,6 +118,7 @@ function stepper() {
 }
 
 export function mount(el, ctx = {}) {
+  adoptStyles(el);
   const schema = ctx.schema ?? [];
   const store = drillStore();
   const href = pageLinks(el, schema);
