@@ -114,6 +114,17 @@ describe('Test yourself', () => {
     );
     const stored = await page.evaluate(() => localStorage.getItem('attnscale-predict'));
     assert.ok(!/\d\.\d{5}/.test(stored), `only predictions and verdicts are stored: ${stored}`);
+
+    // The Embed dialog offers one question alone, with the page's seed.
+    await page.locator('#embed-button').click();
+    const dialog = page.locator('dialog.embed-dialog');
+    await dialog.locator('input[value="spread"]').uncheck();
+    await dialog.locator('input[value="predict"]').check();
+    await dialog.locator('.embed-drill select').selectOption('why-sqrt');
+    const iframe = await dialog.locator('[data-snippet="iframe"] textarea').inputValue();
+    assert.match(iframe, /embed\.html\?panel=predict&amp;quiz=7&amp;question=why-sqrt"/);
+    const element = await dialog.locator('[data-snippet="web component"] textarea').inputValue();
+    assert.match(element, /<attn-scale-demo panel="predict" quiz="7" question="why-sqrt">/);
     assert.deepEqual(errors, []);
     await page.close();
   });
