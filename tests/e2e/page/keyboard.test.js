@@ -47,7 +47,8 @@ describe('keyboard only', () => {
     await page.goto(site.server.url);
     await waitForApp(page, { sweeps: false });
     // Every element a keyboard user must be able to reach: enabled, visible, not taken out of the
-    // tab order; of a radio group only the checked radio is a tab stop (arrows move inside it).
+    // tab order; of a radio group only the checked radio is a tab stop (arrows move inside it), or
+    // its first radio while none is checked (the drill's answers before a choice).
     const expected = await page.evaluate(() => {
       const sel = 'a[href], button, input, select, textarea, summary, [tabindex]';
       const els = [...document.querySelectorAll(sel)].filter(
@@ -55,13 +56,15 @@ describe('keyboard only', () => {
           !el.disabled &&
           el.tabIndex >= 0 &&
           !el.closest('[hidden], [inert]') &&
+          !el.closest('details:not([open]) > :not(summary)') && // a closed <details> hides its body
           el.getClientRects().length > 0 &&
           el.checkVisibility() && // not inside a folded topic (a closed <details>)
           getComputedStyle(el).visibility !== 'hidden' &&
           !(
             el.type === 'radio' &&
             !el.checked &&
-            document.querySelector(`input[type=radio][name="${el.name}"]:checked`)
+            (document.querySelector(`input[type=radio][name="${el.name}"]:checked`) ||
+              document.querySelector(`input[type=radio][name="${el.name}"]`) !== el)
           ),
       );
       els.forEach((el, i) => el.setAttribute('data-kbd-walk', String(i)));

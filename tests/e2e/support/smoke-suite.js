@@ -3,8 +3,8 @@
 // close). Checked in that engine: the page draws its charts and its data-stat readouts equal
 // Chromium's for the same URL (read in the same run, through playwright-core); embed.html; a host
 // page on another origin using the component from this one (CORS), with a real Worker; the
-// offline single file opened alone from file:// with the network refused; a training step; the
-// report of the trained sample (chapter 9).
+// offline single file opened alone from file:// with the network refused, and a check of the
+// "Test yourself" drill in it; a training step; the report of the trained sample (chapter 9).
 // When something is stuck, the failure message quotes what the page shows (WebDriver has no
 // console: the page reports its failures in its DOM, see web/src/ui/load-guard.js).
 import { before, after, describe } from 'node:test';
@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startServer, repoRoot } from './serve-dist.js';
 import { launchBrowser, waitForApp, panelStarted, CHAPTER8_PANELS, test } from './browser.js';
+import { createEngine } from '../../../web/src/engine/engine.js';
 
 const DIST = join(repoRoot, 'dist');
 export const OUT = join(repoRoot, 'tests', 'output');
@@ -120,6 +121,19 @@ export async function waitSettled(driver, id = null, timeout = 90000) {
     throw new Error(`${driver.name}: ${err.message.split('\n')[0]}\npage shows: ${JSON.stringify(seen)}`);
   }
 }
+
+/** In the page: predicts 30 for the drill's question `id` and presses Check → its data-config. */
+const checkDrillQuestion = (id) => {
+  const q = document.querySelector(`[data-question="${id}"]`);
+  const input = q.querySelector('[data-predict]');
+  input.value = '30';
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+  q.querySelector('[data-check]').click();
+  return q.dataset.config;
+};
+
+let engineInNode = null;
+const nodeEngine = () => (engineInNode ??= createEngine());
 
 /** Chromium's readouts for the page, embed.html and the component (the reference). */
 async function chromiumReadouts(site, host) {
@@ -279,6 +293,18 @@ export function smokeSuite({ engine, launch, offline, extra = () => {} }) {
       const stats = await driver.evaluate(readStats, null);
       assert.deepEqual(stats, reference.page);
       await driver.screenshot(join(OUT, `${engine}-offline.png`));
+      // The drill measures in the offline file's Worker too, what the engine measures in Node.
+      const config = await driver.evaluate(checkDrillQuestion, 'mistake-dk');
+      await driver.waitFor(
+        () => !!document.querySelector('[data-question="mistake-dk"][data-verdict] [data-stat="measured"]'),
+        [],
+        { timeout: 60000, message: 'the drill checked' },
+      );
+      const value = await driver.evaluate(
+        () => document.querySelector('[data-question="mistake-dk"] [data-stat="measured"]').dataset.value,
+        null,
+      );
+      assert.equal(Number(value), (await nodeEngine()).forwardStats(JSON.parse(config)).rawLogitStd);
     });
   });
 }

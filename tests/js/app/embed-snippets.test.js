@@ -197,3 +197,18 @@ test('the dialog’s routes: iframe and component first, then Hugo, Jekyll, the 
     for (const p of r.note(ctx)) assert.ok(typeof p === 'string' || p.code || (p.href && p.text), r.id);
   }
 });
+
+test('the drill’s seed and question go in both the iframe’s query and the element’s attributes', () => {
+  const s = snippets(defaults, {
+    panels: ['predict'],
+    attributes: [
+      ['quiz', '42'],
+      ['question', 'why-sqrt'],
+    ],
+    panelQuery: 'trainSeed=3',
+  });
+  assert.equal(s.embedUrl, `${BASE}embed.html?panel=predict&trainSeed=3&quiz=42&question=why-sqrt`);
+  assert.match(s.element, /^<attn-scale-demo panel="predict" quiz="42" question="why-sqrt">/);
+  assert.equal(s.hugo, '{{< attnscale panel="predict" quiz="42" question="why-sqrt" >}}');
+  assert.equal(s.fullUrl, `${BASE}index.html?trainSeed=3&quiz=42&question=why-sqrt`);
+});

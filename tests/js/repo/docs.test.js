@@ -345,7 +345,7 @@ describe('docs/embedding.md against the component', () => {
     assert.ok(attributeTable, 'docs/embedding.md has an attribute table');
     const rows = attributeTable.rows.map((r) => rowName(r[0]));
     const options = [...declaredNames(componentDts)].filter((n) =>
-      ['panel', 'controls', 'theme', 'page', 'src'].includes(n),
+      ['panel', 'controls', 'theme', 'page', 'src', 'quiz', 'questions', 'question'].includes(n),
     );
     const attributes = [...schema.map((f) => kebab(f.name)), ...options];
     assert.deepEqual(

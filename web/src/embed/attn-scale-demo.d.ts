@@ -4,7 +4,7 @@
 import type { FullConfig } from '../engine/engine.js';
 
 /** The panels an element can show (attribute `panel`: one name or a comma list). */
-export type PanelName = 'spread' | 'sigma' | 'entropy' | 'gradients' | 'heatmap' | 'precision' | 'training' | 'lr-sweep' | 'thresholds' | 'schemes' | 'length' | 'report';
+export type PanelName = 'spread' | 'sigma' | 'entropy' | 'gradients' | 'heatmap' | 'precision' | 'training' | 'lr-sweep' | 'thresholds' | 'schemes' | 'length' | 'report' | 'predict';
 
 /** Attribute `theme`. */
 export type Theme = 'light' | 'dark' | 'auto';
@@ -23,6 +23,12 @@ export interface AttnScaleDemoAttributes {
   page?: string;
   /** With panel 'report': the URL of a .safetensors file to report (same origin, or served with CORS). */
   src?: string;
+  /** With panel 'predict': the seed of the drill's numbers, a whole number in [0, 4294967295]; default 1. */
+  quiz?: string;
+  /** With panel 'predict': the drill's questions by id, a comma list, in the order given. */
+  questions?: string;
+  /** With panel 'predict': one question alone, by id (wins over `questions`). */
+  question?: string;
   dk?: string;
   'seq-len'?: string;
   precision?: string;

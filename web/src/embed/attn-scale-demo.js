@@ -8,7 +8,8 @@
 // the URL's rules (state.js: clamped or reset, with a notice shown inside the element); `panel`
 // (one name or a comma list of the panel registry); `controls` (none by default, `all`, or a list
 // of fields); `theme` (light | dark | auto); `page` (the full page that "Open in attnscale" links
-// to, http(s) only; see fullPageUrl). Attribute changes apply live; `el.config` is the config in
+// to, http(s) only; see fullPageUrl); `quiz`, `questions` and `question` (the drill's set, as in
+// embed.html's URL). Attribute changes apply live; `el.config` is the config in
 // use.
 //
 // Isolation both ways: everything renders in a Shadow DOM with its own constructed stylesheet;
@@ -34,7 +35,9 @@ import dockCss from '../styles/dock.css?inline';
 import touchCss from '../styles/touch.css?inline';
 
 const TAG = 'attn-scale-demo';
-const OPTION_ATTRIBUTES = new Set(['panel', 'controls', 'src']);
+// quiz, questions, question: the drill's set (panel "predict"), read as in embed.html's URL.
+const DRILL_ATTRIBUTES = ['quiz', 'questions', 'question'];
+const OPTION_ATTRIBUTES = new Set(['panel', 'controls', 'src', 'quiz', 'questions', 'question']);
 const PAGE_ATTRIBUTE = 'page';
 
 let charts = null;
@@ -169,8 +172,15 @@ export class AttnScaleDemo extends HTMLElement {
     await this.#startApp(gen, mod, {
       panelEls,
       fields,
-      query: query ?? mod.attributesToQuery((n) => this.getAttribute(n), schema),
+      query: query ?? this.#withDrill(mod.attributesToQuery((n) => this.getAttribute(n), schema)),
     });
+  }
+
+  /** `query` with the drill's attributes (quiz, questions, question) added as they are written. */
+  #withDrill(query) {
+    const q = new URLSearchParams(query);
+    for (const n of DRILL_ATTRIBUTES) if (this.hasAttribute(n)) q.set(n, this.getAttribute(n));
+    return q.toString();
   }
 
   /** The engine's schema and the charts' code, loaded side by side; null (and said) if either fails. */
@@ -318,7 +328,7 @@ export class AttnScaleDemo extends HTMLElement {
   #rebuildWith(partial, schema) {
     const q = new URLSearchParams(serialize(this.#app.config, schema));
     for (const [k, v] of Object.entries(partial)) q.set(k, v);
-    this.#mount(q.toString());
+    this.#mount(this.#withDrill(q.toString()));
   }
 }
 

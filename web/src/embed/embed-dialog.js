@@ -131,6 +131,21 @@ function optionsForm(id) {
     CONTROL_CHOICES.map((c) => [c.id, c.label]),
   );
   const themeRadios = radios('theme', THEME_CHOICES);
+  // The drill: its whole set, or one question alone (with the page's seed).
+  const questionId = id('question');
+  const question = h(
+    'select',
+    { id: questionId },
+    h('option', { value: '', text: 'every question, one at a time' }),
+    PANELS.predict.meta.questions.map((q) => h('option', { value: q.id, text: q.title })),
+  );
+  const drill = h(
+    'fieldset',
+    { class: 'embed-drill' },
+    h('legend', { text: 'Test yourself' }),
+    h('label', { for: questionId, text: 'Questions ' }),
+    question,
+  );
   const fieldset = (legend, items) =>
     h(
       'fieldset',
@@ -144,19 +159,32 @@ function optionsForm(id) {
     fieldset('Charts', panelBoxes),
     fieldset('Controls in the embed', controlRadios),
     fieldset('Theme', themeRadios),
+    drill,
   );
   const read = () => {
     const panels = panelBoxes.filter((b) => b.input.checked).map((b) => b.name);
     const choice =
       CONTROL_CHOICES.find((c) => c.id === controlRadios.find((r) => r.input.checked)?.value) ??
       CONTROL_CHOICES[0];
+    drill.hidden = !panels.includes('predict');
     return {
       panels: panels.length ? panels : ['spread'],
       choice,
       theme: themeRadios.find((r) => r.input.checked)?.value ?? 'auto',
+      question: question.value,
     };
   };
   return { form, read };
+}
+
+/** The drill's seed and questions on the page, with `question` alone if one is chosen: [name, value] pairs. */
+function drillAttributes(app, question) {
+  const q = new URLSearchParams(app.panelQuery(['predict']));
+  if (question) {
+    q.delete('questions');
+    q.set('question', question);
+  }
+  return [...q.entries()];
 }
 
 function build(app, base) {
@@ -199,10 +227,11 @@ function build(app, base) {
 
   function refresh() {
     const cfg = app.config;
-    const { panels, choice, theme } = read();
+    const { panels, choice, theme, question } = read();
     const controls = choice.fields === 'all' ? app.schema.map((f) => f.name) : choice.fields;
     const titles = Object.fromEntries(panels.map((p) => [p, PANELS[p].meta?.title ?? p]));
-    const panelQuery = app.panelQuery(panels);
+    const panelQuery = app.panelQuery(panels.filter((p) => p !== 'predict'));
+    const attributes = panels.includes('predict') ? drillAttributes(app, question) : [];
     const s = embedSnippets({
       config: cfg,
       schema: app.schema,
@@ -213,6 +242,7 @@ function build(app, base) {
       base,
       titles,
       panelQuery,
+      attributes,
       pictures: Object.fromEntries(panels.map((p) => [p, pictureOf(p)])),
     });
     for (const b of blocks) b.textarea.value = b.route.snippet(s);

@@ -68,11 +68,13 @@ export const markdownImages = ({ panels, titles = {}, fullUrl, pictures = {} }) 
     .join('\n\n');
 
 /**
- * embedSnippets({ config, schema, limits, panels, controls, theme, base, titles, panelQuery, pictures }) →
+ * embedSnippets({ config, schema, limits, panels, controls, theme, base, titles, panelQuery, attributes, pictures }) →
  *   { embedUrl, fullUrl, scriptUrl, attrs, iframe, component, element, hugo, jekyll, markdown }
  * base: the URL of the folder that holds index.html, embed.html and attn-scale-demo.js.
  * panels: names; controls: null or field names; theme: 'auto' | 'light' | 'dark'.
- * panelQuery: the chosen panels' own URL settings (the training panel's), already a query.
+ * panelQuery: the chosen panels' own URL settings (the training panel's), already a query: the
+ * iframe only. attributes: [name, value] pairs that both take (the drill's quiz and question), in
+ * the iframe's query and on the element.
  * pictures: which picture each panel downloads, for the Markdown image (see markdownImages).
  * Every snippet names only the fields that differ from their defaults: the embed fills in the rest.
  * attrs: the element's attributes as [name, value] pairs, which the shortcode and the include share.
@@ -87,9 +89,11 @@ export function embedSnippets({
   base,
   titles = {},
   panelQuery = '',
+  attributes = [],
   pictures = {},
 }) {
-  const state = joinQuery(serializeChanged(config, schema, limits), panelQuery);
+  const shared = new URLSearchParams(attributes).toString().replace(/%2C/gi, ',');
+  const state = joinQuery(serializeChanged(config, schema, limits), panelQuery, shared);
   const q = new URLSearchParams();
   q.set('panel', panels.join(','));
   if (controls && controls.length) q.set('controls', controls.join(','));
@@ -109,7 +113,7 @@ export function embedSnippets({
     '</script>',
   ].join('\n');
 
-  const attrs = [['panel', panels.join(',')], ...changedAttributes(config, schema, limits)];
+  const attrs = [['panel', panels.join(',')], ...changedAttributes(config, schema, limits), ...attributes];
   if (controls && controls.length) attrs.push(['controls', controls.map(kebab).join(',')]);
   if (theme !== 'auto') attrs.push(['theme', theme]);
   // The element's children show until its first chart, and stay if its script cannot load: a

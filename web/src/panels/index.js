@@ -26,6 +26,7 @@ import { meta as thresholds } from './thresholds/meta.js';
 import { meta as schemes } from './schemes/meta.js';
 import { meta as length } from './length/meta.js';
 import { meta as report } from './report/meta.js';
+import { meta as predict } from './predict/meta.js';
 
 const panel = (meta, load) => Object.freeze({ meta, load });
 
@@ -42,5 +43,6 @@ export const PANELS = Object.freeze({
   schemes: panel(schemes, () => import('./schemes/schemes.js')),
   length: panel(length, () => import('./length/length.js')),
   report: panel(report, () => import('./report/report.js')),
+  predict: panel(predict, () => import('./predict/predict.js')),
 });
 export const PANEL_NAMES = Object.freeze(Object.keys(PANELS));

@@ -11,4 +11,5 @@ export const JOB_MODULES = Object.freeze({
   reportDetail: () => import('./report/report-job.js'),
   train: () => import('./training/training-job.js'),
   lrSweep: () => import('./lr-sweep/lr-sweep-job.js'),
+  predict: () => import('./predict/predict-job.js'),
 });
