@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createEngine } from '../../../web/src/engine/engine.js';
 import { workerJobs } from '../../../web/src/panels/heatmap/heatmap-job.js';
 import { contrastScale } from '../../../web/src/panels/heatmap/contrast.js';
-import { downsampleAttention } from '../../../web/src/compute/jobs/downsample-attention.js';
+import { downsampleAttention } from '../../../web/src/pure/downsample-attention.js';
 
 const run = (engine, cfg) => {
   const posted = [];

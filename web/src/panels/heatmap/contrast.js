@@ -64,7 +64,7 @@ export function mountContrast(half, ctx, { buildChart, paint }) {
       const key = JSON.stringify(other);
       if (key === asked) return;
       asked = key;
-      session?.job('heatmapContrast', { cfg: other }, 'variants');
+      session?.job('heatmapContrast', { cfg: other }, { pool: -1 }); // the last sweep Worker, as the variants'
     },
     redraw() {
       chart.redraw();

@@ -1,7 +1,7 @@
 // The heatmap's Worker job for its contrast: the page's setting run again with the other choice of
 // scale (contrast.js), forward only, its weights reduced for display as the run's are. One step: a
 // newer request replaces it (latest wins).
-import { downsampleAttention } from '../../compute/jobs/downsample-attention.js';
+import { downsampleAttention } from '../../pure/downsample-attention.js';
 
 const HEATMAP_SIDE = 256;
 
