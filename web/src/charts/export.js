@@ -3,7 +3,7 @@
 import { download } from '../ui/dom.js';
 
 /** A legend swatch's dash pattern in px (panel-frame.js's legend: `dash`), and its kind's shape. */
-export const LEGEND_DASHES = Object.freeze({ dashed: [6, 4], dotted: [2, 3], dashdot: [6, 2, 1, 2] });
+const LEGEND_DASHES = Object.freeze({ dashed: [6, 4], dotted: [2, 3], dashdot: [6, 2, 1, 2] });
 export const legendDash = (it) => LEGEND_DASHES[it.kind === 'vline' ? 'dotted' : it.dash] ?? [];
 import { readPalette } from './uplot-chart.js';
 
