@@ -148,6 +148,29 @@ export function sweepTasks(dks, { slots = 1, estimateRows = 0, seqLen = 2048, sc
   return estimateRows ? [...groups.map((g) => ({ dks: g, estimateRows })), ...exact] : exact;
 }
 
+/**
+ * The sweep of `cfg` over `dks` for each of `scales` as the session deals it (dealer.js) to `slots`
+ * Workers: { tasks, opts }, its tasks and the deal's options. Each task's message carries the
+ * config, its d_k, the scalings, its sampled rows and `sentAt`; `finished(m)` is called once every
+ * task is done.
+ */
+export function sweepDeal(cfg, dks, scales, { slots, sentAt, finished }) {
+  const tasks = sweepTasks(dks, {
+    slots,
+    estimateRows: estimateRowsFor(cfg.seqLen),
+    seqLen: cfg.seqLen,
+    scalings: scales.length,
+  });
+  const opts = {
+    // A Worker holds up to two estimate tasks but one exact task: those take seconds, and one
+    // given too early to a Worker would wait there while another Worker runs out of work.
+    holds: (task) => (task.estimateRows ? 2 : 1),
+    message: (task) => ({ cfg, dks: task.dks, scales, estimateRows: task.estimateRows, sentAt }),
+    finished,
+  };
+  return { tasks, opts };
+}
+
 // The foreground Worker and 12 sweep Workers hold one of the sweep's 13 d_k points each; more
 // Workers would only wait, each with an engine's memory.
 const MAX_SWEEP_WORKERS = 12;
