@@ -1,6 +1,6 @@
 // How one sweep's d_k points are cut into tasks for the Workers that compute (the sweep Workers
 // and the foreground one), and how many sweep Workers there are. The session deals the tasks
-// (dealer.js), the costliest first, and each Worker gets another when it reports one done: the
+// (dealer.js, with sweepDeal's options), the costliest first, and each Worker gets another when it reports one done: the
 // longest task starts first (list scheduling), and the foreground Worker, which serves the page's
 // runs before any sweep slice, simply takes fewer tasks while the reader drags a slider.
 //
