@@ -183,6 +183,21 @@ test('session.deal: a part whose message is a promise goes out when it resolves;
   assert.equal(background.length, 0, 'the sweep Worker, whose part had no message, was sent nothing');
 });
 
+test("session.deal: a part whose message cannot be made is the job's error, reported once", async () => {
+  const { fg, session, seen, partsOf } = setup();
+  session.deal('layers', [0, 1, 2], {
+    holds: () => 2,
+    message: (layer) =>
+      layer === 2 ? Promise.resolve({ layer }) : Promise.reject(new Error(`layer ${layer} unreadable`)),
+  });
+  await tick();
+  assert.deepEqual(seen, [['error', 'layers', 'layer 0 unreadable']]);
+  assert.deepEqual(
+    partsOf(fg).map((m) => m.layer),
+    [2],
+  );
+});
+
 test('session.cancel stops the dealing on every Worker, and what the cancelled parts still send is dropped', async () => {
   const { fg, background, session, seen, partsOf, answer } = setup();
   let finished = 0;

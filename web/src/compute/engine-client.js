@@ -10,7 +10,7 @@
 // backward is done, unless a newer run came first (worker.js drops the stale backward).
 // Background jobs (sweeps, the panels' jobs) are latest-wins too: a new one cancels the previous one.
 import { createSweepPool } from './sweep-pool.js';
-import { estimateRowsFor, sweepTasks } from './sweep-tasks.js';
+import { sweepDeal } from './sweep-tasks.js';
 import { createDealer } from './dealer.js';
 
 // A sweep slice on the foreground Worker is short: a run that arrives waits for it to end.
@@ -145,28 +145,6 @@ function sweepSlots(s) {
 }
 
 /**
- * The sweep of `cfg` over `dks` for each of `scales` as a deal over `slots` Workers: its tasks
- * (sweep-tasks.js) and the deal's options. The page hears of it once every task is done.
- */
-function sweepDeal(s, slots, cfg, dks, scales) {
-  const sentAt = now();
-  const tasks = sweepTasks(dks, {
-    slots,
-    estimateRows: estimateRowsFor(cfg.seqLen),
-    seqLen: cfg.seqLen,
-    scalings: scales.length,
-  });
-  const opts = {
-    // A Worker holds up to two estimate tasks but one exact task: those take seconds, and one
-    // given too early to a Worker would wait there while another Worker runs out of work.
-    holds: (task) => (task.estimateRows ? 2 : 1),
-    message: (task) => ({ cfg, dks: task.dks, scales, estimateRows: task.estimateRows, sentAt }),
-    finished: (m) => (s.h.sweepDone ?? s.h.onJob)?.(m),
-  };
-  return [tasks, opts];
-}
-
-/**
  * Where a job's message goes (a panel's meta says where its job runs: panels/index.js):
  * 'foreground'; 'background' (the pool's first Worker); { pool: n } (the pool's Worker n, modulo
  * its size: { pool: -1 } is its last); { slot: n }: one of `slots` Workers
@@ -250,8 +228,21 @@ function computeSession(id, handlers, env) {
       holds,
       send(slot, part, index) {
         const fields = message(part, index);
-        if (typeof fields?.then === 'function') fields.then((f) => send(slot, f, index));
-        else send(slot, fields, index);
+        if (typeof fields?.then !== 'function') send(slot, fields, index);
+        else
+          fields.then(
+            (f) => send(slot, f, index),
+            (err) =>
+              jobIds[kind] === jid &&
+              receiveJobError({
+                type: 'error',
+                session: id,
+                id: jid,
+                kind,
+                name: err?.name ?? 'Error',
+                message: String(err?.message ?? err),
+              }),
+          );
       },
     });
     return jid;
@@ -273,13 +264,18 @@ function computeSession(id, handlers, env) {
      */
     sweep(cfg, dks, scales) {
       const place = sweepSlots(s);
-      return deal('sweep', ...sweepDeal(s, place.slots, cfg, dks, scales), place);
+      const { tasks, opts } = sweepDeal(cfg, dks, scales, {
+        slots: place.slots,
+        sentAt: now(),
+        finished: (m) => (h.sweepDone ?? h.onJob)?.(m),
+      });
+      return deal('sweep', tasks, opts, place);
     },
     /**
      * A new job of `kind` whose `parts` are dealt to the session's Workers (`slots` of them, the
      * foreground one first), the next to whichever Worker reports a part done; the session's
      * latest of its kind. opts: message(part, index) → the part's message fields (or a promise of
-     * them; null sends nothing), sent with `part: index`; holds(part) → how many parts a Worker
+     * them; null sends nothing, a rejection is the job's error), sent with `part: index`; holds(part) → how many parts a Worker
      * may hold at once (1); doneType: the message type that ends a part (`${kind}Done`), given to
      * partDone(m) instead of a handler; finished(m) once every part is done. A part's error goes
      * to handlers.onError; cancel(kind) stops the dealing with the job. → the job's id.

@@ -1,6 +1,6 @@
 // How one sweep's d_k points are cut into tasks for the Workers that compute (the sweep Workers
 // and the foreground one), and how many sweep Workers there are. The session deals the tasks
-// (dealer.js), the costliest first, and each Worker gets another when it reports one done: the
+// (dealer.js, with sweepDeal's options), the costliest first, and each Worker gets another when it reports one done: the
 // longest task starts first (list scheduling), and the foreground Worker, which serves the page's
 // runs before any sweep slice, simply takes fewer tasks while the reader drags a slider.
 //
@@ -146,6 +146,29 @@ export function sweepTasks(dks, { slots = 1, estimateRows = 0, seqLen = 2048, sc
   const groups = groupDks(dks, slots, { short: !estimateRows, seqLen, scalings });
   const exact = groups.map((g) => ({ dks: g, estimateRows: 0 }));
   return estimateRows ? [...groups.map((g) => ({ dks: g, estimateRows })), ...exact] : exact;
+}
+
+/**
+ * The sweep of `cfg` over `dks` for each of `scales` as the session deals it (dealer.js) to `slots`
+ * Workers: { tasks, opts }, its tasks and the deal's options. Each task's message carries the
+ * config, its d_k, the scalings, its sampled rows and `sentAt`; `finished(m)` is called once every
+ * task is done.
+ */
+export function sweepDeal(cfg, dks, scales, { slots, sentAt, finished }) {
+  const tasks = sweepTasks(dks, {
+    slots,
+    estimateRows: estimateRowsFor(cfg.seqLen),
+    seqLen: cfg.seqLen,
+    scalings: scales.length,
+  });
+  const opts = {
+    // A Worker holds up to two estimate tasks but one exact task: those take seconds, and one
+    // given too early to a Worker would wait there while another Worker runs out of work.
+    holds: (task) => (task.estimateRows ? 2 : 1),
+    message: (task) => ({ cfg, dks: task.dks, scales, estimateRows: task.estimateRows, sentAt }),
+    finished,
+  };
+  return { tasks, opts };
 }
 
 // The foreground Worker and 12 sweep Workers hold one of the sweep's 13 d_k points each; more
