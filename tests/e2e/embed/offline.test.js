@@ -8,7 +8,7 @@ import { cp, mkdtemp, readFile, rm, writeFile, stat as fsStat } from 'node:fs/pr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { watchErrors, waitForApp, waitForDemos, test } from '../support/browser.js';
+import { watchErrors, waitForApp, waitForDemos, test, openFolds } from '../support/browser.js';
 import {
   useEmbedSites,
   OUT,
@@ -30,6 +30,7 @@ const sites = useEmbedSites();
 
 /** Presses the training panel's Step button and waits until the panel has drawn the steps. */
 async function stepTraining(page, button) {
+  await page.evaluate(openFolds, '[data-panel="training"]'); // its topic under "Going further"
   await button.click();
   await page.waitForFunction(
     () => document.querySelector('[data-panel="training"]').dataset.drawn === 'true',

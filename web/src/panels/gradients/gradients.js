@@ -181,7 +181,7 @@ function buildRowsChart(frame, state) {
   const rowColor = (u) => u.pal[state.cfg ? scaleColorKey(state.cfg.scale) : 'sqrt'];
   return createChart(frame.body, {
     label: 'Jacobian norm of every query row of the current setting, sorted, with mean and median',
-    aspect: 0.4,
+    aspect: 0.3,
     makeOpts: () => ({
       scales: { x: { time: false }, y: { range: (u, lo, hi) => [0, Math.max(hi, 1e-6) * 1.08] } },
       axes: [
