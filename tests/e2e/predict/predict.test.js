@@ -67,6 +67,16 @@ describe('Test yourself', () => {
       await page.locator('[data-stat="score"]').textContent(),
       `${close ? 1 : 0} of 1 within tolerance`,
     );
+
+    // New numbers: another seed, nothing measured for it yet; the link to the full page follows.
+    await page.getByRole('button', { name: 'New numbers' }).click();
+    await page.waitForFunction(() => document.querySelector('[data-panel="predict"]').dataset.quiz !== '42');
+    const seed = await page.locator('[data-panel="predict"]').getAttribute('data-quiz');
+    assert.deepEqual(await measuredInPage(page), { measured: 0, verdicts: 0, results: 0 });
+    assert.equal(await page.locator('[data-stat="score"]').textContent(), '0 of 1 within tolerance');
+    await page.waitForFunction((s) => document.getElementById('full-link').href.includes(`quiz=${s}`), seed);
+    await page.getByRole('button', { name: 'Reset score' }).click();
+    assert.equal(await page.evaluate(() => localStorage.getItem('attnscale-predict')), null);
     assert.deepEqual(errors, []);
     await page.close();
   });
