@@ -6,7 +6,7 @@
 // so most tests skip the full page's sweeps.
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { watchErrors, waitForApp, test } from '../support/browser.js';
+import { watchErrors, waitForApp, axeAudit, test } from '../support/browser.js';
 import { useSite } from '../support/site.js';
 import { createEngine } from '../../../web/src/engine/engine.js';
 
@@ -38,9 +38,11 @@ async function tabTo(page, selector, max = 60) {
 }
 
 describe('Test yourself', () => {
-  test('one question in embed.html, by keyboard alone: measured only on Check, as Node measures it, announced', async () => {
+  test('one question in embed.html, by keyboard alone, dark: measured only on Check, as Node measures it, announced', async () => {
     const engine = await createEngine();
-    const { page, errors } = await open('embed.html?panel=predict&question=mistake-dk&quiz=42');
+    const { page, errors } = await open('embed.html?panel=predict&question=mistake-dk&quiz=42', {
+      colorScheme: 'dark',
+    });
     const q = page.locator('[data-question]');
     assert.equal(await q.count(), 1);
     assert.equal(await q.getAttribute('data-question'), 'mistake-dk');
@@ -67,6 +69,8 @@ describe('Test yourself', () => {
       await page.locator('[data-stat="score"]').textContent(),
       `${close ? 1 : 0} of 1 within tolerance`,
     );
+
+    assert.deepEqual(await axeAudit(page), [], 'axe, dark theme, after the check');
 
     // New numbers: another seed, nothing measured for it yet; the link to the full page follows.
     await page.getByRole('button', { name: 'New numbers' }).click();
