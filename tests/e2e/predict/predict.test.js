@@ -6,7 +6,7 @@
 // so most tests skip the full page's sweeps.
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { watchErrors, waitForApp, test } from '../support/browser.js';
+import { watchErrors, waitForApp, axeAudit, test } from '../support/browser.js';
 import { useSite } from '../support/site.js';
 import { createEngine } from '../../../web/src/engine/engine.js';
 
@@ -38,9 +38,11 @@ async function tabTo(page, selector, max = 60) {
 }
 
 describe('Test yourself', () => {
-  test('one question in embed.html, by keyboard alone: measured only on Check, as Node measures it, announced', async () => {
+  test('one question in embed.html, by keyboard alone, dark: measured only on Check, as Node measures it, announced', async () => {
     const engine = await createEngine();
-    const { page, errors } = await open('embed.html?panel=predict&question=mistake-dk&quiz=42');
+    const { page, errors } = await open('embed.html?panel=predict&question=mistake-dk&quiz=42', {
+      colorScheme: 'dark',
+    });
     const q = page.locator('[data-question]');
     assert.equal(await q.count(), 1);
     assert.equal(await q.getAttribute('data-question'), 'mistake-dk');
@@ -67,6 +69,18 @@ describe('Test yourself', () => {
       await page.locator('[data-stat="score"]').textContent(),
       `${close ? 1 : 0} of 1 within tolerance`,
     );
+
+    assert.deepEqual(await axeAudit(page), [], 'axe, dark theme, after the check');
+
+    // New numbers: another seed, nothing measured for it yet; the link to the full page follows.
+    await page.getByRole('button', { name: 'New numbers' }).click();
+    await page.waitForFunction(() => document.querySelector('[data-panel="predict"]').dataset.quiz !== '42');
+    const seed = await page.locator('[data-panel="predict"]').getAttribute('data-quiz');
+    assert.deepEqual(await measuredInPage(page), { measured: 0, verdicts: 0, results: 0 });
+    assert.equal(await page.locator('[data-stat="score"]').textContent(), '0 of 1 within tolerance');
+    await page.waitForFunction((s) => document.getElementById('full-link').href.includes(`quiz=${s}`), seed);
+    await page.getByRole('button', { name: 'Reset score' }).click();
+    assert.equal(await page.evaluate(() => localStorage.getItem('attnscale-predict')), null);
     assert.deepEqual(errors, []);
     await page.close();
   });

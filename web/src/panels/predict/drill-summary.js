@@ -21,7 +21,7 @@ async function copyText(text, field) {
 }
 
 /** The summary's text. */
-function summaryText({ seed, cards, store, score }) {
+export function summaryText({ seed, cards, store, score }) {
   const lines = cards.map(({ q }, i) => {
     const last = store.get(seed, q.id);
     if (!last) return `${i + 1}. ${q.title}: not checked yet`;
