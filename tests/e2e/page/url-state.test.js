@@ -5,7 +5,7 @@
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { watchErrors, waitForApp, test } from '../support/browser.js';
+import { watchErrors, waitForApp, test, openFolds } from '../support/browser.js';
 import { useSite, OUT } from '../support/site.js';
 
 const site = useSite();
@@ -14,6 +14,8 @@ async function open(path, opts = {}) {
   const page = await site.browser.newPage({ reducedMotion: 'reduce', ...opts });
   const errors = watchErrors(page);
   await page.goto(site.server.url + path);
+  // The training panel's settings are checked here: its topic under "Going further", opened.
+  await page.evaluate(openFolds, '[data-panel="training"]');
   await waitForApp(page, { sweeps: opts.sweeps ?? false });
   return { page, errors };
 }

@@ -78,8 +78,8 @@ export function mount(el, ctx = {}) {
     setting: (name, value) => changeSetting(panel, name, value),
   });
   // Before the first step the charts' place says what they will show (emptyChartsNote).
-  const play = () => el.querySelector('[data-action="play"]')?.click();
-  panel.grid = h('div', { class: 'train-charts', 'data-empty': 'true' }, emptyChartsNote(play));
+  const startTraining = () => el.querySelector('[data-action="play"]')?.click();
+  panel.grid = h('div', { class: 'train-charts', 'data-empty': 'true' }, emptyChartsNote(startTraining));
   panel.frame.body.append(panel.frame.legendBox, panel.grid); // the key to the colours, above the charts it explains
   panel.heatmaps = createTrainingHeat(panel.frame.body, el, panel.T);
   panel.table = createTrainingTable(panel.frame.body, idp);
