@@ -58,7 +58,6 @@ describe('keyboard only', () => {
           !el.closest('[hidden], [inert]') &&
           !el.closest('details:not([open]) > :not(summary)') && // a closed <details> hides its body
           el.getClientRects().length > 0 &&
-          el.checkVisibility() && // not inside a folded topic (a closed <details>)
           getComputedStyle(el).visibility !== 'hidden' &&
           !(
             el.type === 'radio' &&
