@@ -75,7 +75,9 @@ export async function startNginx(roots) {
     );
     if (ok) break;
     if (proc.exitCode !== null || i > 100) throw new Error(`nginx did not start: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => {
+      setTimeout(r, 50);
+    });
   }
   return {
     origin,

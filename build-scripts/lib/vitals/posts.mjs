@@ -23,6 +23,7 @@ function post({ title, snippet }) {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="description" content="A blog post that embeds an attnscale chart near its top.">
+<link rel="icon" href="data:,">
 <title>${title}</title>
 <style>
   body { font: 18px/1.6 system-ui, sans-serif; max-width: 44rem; margin: 0 auto; padding: 1rem; color: #222; background: #fff; }

@@ -31,7 +31,7 @@ test('at the default settings the snippets name no setting', () => {
   // the element holds a link to the full page, its fallback when the script cannot load
   assert.match(
     s.component,
-    /<attn-scale-demo panel="spread">\n {2}<a href="https:\/\/example\.org\/attnscale\/index\.html">Open the attnscale demo<\/a>\n<\/attn-scale-demo>/,
+    /<attn-scale-demo panel="spread" style="[^"]*">\n {2}<a href="https:\/\/example\.org\/attnscale\/index\.html">Open the attnscale demo<\/a>\n<\/attn-scale-demo>/,
   );
   assert.equal(s.fullUrl, `${BASE}index.html`);
 });
@@ -45,7 +45,7 @@ test('only the changed fields, in schema order, in both snippets', () => {
   );
   assert.match(
     s.component,
-    /<attn-scale-demo panel="spread,sigma" dk="128" scale="none" seed="7" controls="dk,scale" theme="dark">/,
+    /<attn-scale-demo panel="spread,sigma" dk="128" scale="none" seed="7" controls="dk,scale" theme="dark" style="/,
   );
   // 14 fields before: none of the defaults is spelled out now.
   for (const name of [
@@ -116,15 +116,17 @@ test('Hugo, Jekyll, bare element: the component’s attributes in each syntax, t
   const s = snippets(config, { panels: ['spread', 'sigma'], controls: ['dk', 'seqLen'], theme: 'dark' });
   const params =
     'panel="spread,sigma" dk="256" seq-len="64" scale="none" qk-norm="rms" controls="dk,seq-len" theme="dark"';
-  assert.match(s.component, new RegExp(`<attn-scale-demo ${params}>`));
-  assert.equal(s.hugo, `{{< attnscale ${params} >}}`);
-  assert.equal(s.jekyll, `{% include attnscale.html ${params} %}`);
+  assert.match(s.component, new RegExp(`<attn-scale-demo ${params} style="`));
+  // The shortcode and the include add the room the element takes before its script runs.
+  assert.equal(s.hugo, `{{< attnscale ${params} height="${s.height}" >}}`);
+  assert.equal(s.jekyll, `{% include attnscale.html ${params} height="${s.height}" %}`);
   // The bare element is the component snippet without its script line, fallback link included.
   assert.equal(s.component, `<script type="module" src="${BASE}attn-scale-demo.js"></script>\n${s.element}`);
   assert.match(s.element, /^<attn-scale-demo [^\n]*>\n {2}<a href="[^"]*index\.html\?[^"]*dk=256[^"]*">/);
   // At the defaults: the panel alone.
-  assert.equal(snippets(defaults).hugo, '{{< attnscale panel="spread" >}}');
-  assert.equal(snippets(defaults).jekyll, '{% include attnscale.html panel="spread" %}');
+  const d = snippets(defaults);
+  assert.equal(d.hugo, `{{< attnscale panel="spread" height="${d.height}" >}}`);
+  assert.equal(d.jekyll, `{% include attnscale.html panel="spread" height="${d.height}" %}`);
 });
 
 test('shortcode and include values: quotes escaped, a backslash refused with the parameter named', () => {
@@ -171,8 +173,11 @@ test('the dialog’s routes: iframe and component first, then Hugo, Jekyll, the 
   const byId = Object.fromEntries(ROUTES.map((r) => [r.id, r]));
   assert.equal(byId.iframe.snippet(s), s.iframe);
   assert.equal(byId['web component'].snippet(s), s.component);
-  assert.equal(byId.hugo.snippet(s), '{{< attnscale panel="sigma" dk="256" >}}');
-  assert.equal(byId.jekyll.snippet(s), '{% include attnscale.html panel="sigma" dk="256" %}');
+  assert.equal(byId.hugo.snippet(s), `{{< attnscale panel="sigma" dk="256" height="${s.height}" >}}`);
+  assert.equal(
+    byId.jekyll.snippet(s),
+    `{% include attnscale.html panel="sigma" dk="256" height="${s.height}" %}`,
+  );
   assert.equal(byId.element.snippet(s), s.element);
   assert.equal(byId.markdown.snippet(s), s.markdown);
   // The host lines point the engines at this page's folder; the notes name the CDN default.
