@@ -97,7 +97,7 @@ const num = (x) => String(Math.round(x * 1000) / 1000);
  */
 const TOLERANCE = 20;
 const ABOVE = 40; // and at most this far above it
-export function cssOfWidth(height, bps, steps = []) {
+function cssOfWidth(height, bps, steps = []) {
   // Whole widths only: either side of each step of the tables and of each breakpoint.
   const set = new Set();
   for (let w = 240; w <= 1600; w += 20) set.add(w);

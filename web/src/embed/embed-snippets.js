@@ -46,7 +46,7 @@ function quotedParam(syntax, name, value) {
  * take at the width it is given (`height`: a CSS length, embed-height.js). The component keeps
  * that room once it runs (attn-scale-demo.js), so the text below it never moves.
  */
-export const reserveStyle = (height) =>
+const reserveStyle = (height) =>
   `display:block;--attnscale-height:${height};padding-bottom:var(--attnscale-height)`;
 
 /** {{< attnscale panel="…" dk="…" >}}: the shortcode of web/integrations/hugo/. attrs: [name, value] pairs. */
