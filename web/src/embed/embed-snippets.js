@@ -1,13 +1,13 @@
 // The copy-paste snippets of the Embed dialog, for a given state: an <iframe> of embed.html (plus
 // the one-line auto-height listener), the <attn-scale-demo> web component, the same element bare
 // (VitePress, MDX), as a Hugo shortcode and a Jekyll include (web/integrations/), and a Markdown
-// image that links to the full page. Pure: no DOM, and nothing but state.js (so Node tests load it;
-// embed-options.js takes its attribute names from here).
+// image that links to the full page. Pure: no DOM (so Node tests load it). Each element snippet
+// reserves the room its charts will take (embed-height.js).
 import { serializeChanged, changedFields } from '../state/state.js';
 import { elementCss, frameCss } from './embed-height.js';
+import { kebab } from './attribute-names.js';
 
-/** seqLen → seq-len (attribute names are case-insensitive in HTML, hence kebab-case). */
-export const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+export { kebab };
 
 /** The message embed.html posts to its parent whenever its content height changes. */
 export const HEIGHT_MESSAGE = 'attnscale:height';
