@@ -16,13 +16,17 @@ import { linkPreview } from './build-scripts/lib/link-preview.js';
 import { staticPresets } from './build-scripts/lib/static-presets.js';
 import { fileURLToPath } from 'node:url';
 import katex from 'katex';
+import { panelCss } from './web/src/embed/embed-height.js';
+import { PANEL_HEIGHTS } from './web/src/embed/panel-heights.js';
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 
 // KaTeX at build time: <tex>…</tex> (inline) and <tex-block>…</tex-block> (display) in index.html
-// become KaTeX HTML+MathML; no KaTeX JavaScript reaches the browser, only its stylesheet.
+// become MathML, which every current browser lays out natively (MathML Core) in its own math font:
+// no KaTeX JavaScript, stylesheet or web font reaches the browser. KaTeX's HTML output would add
+// most of the page's elements and text that moves when its fonts arrive.
 function decodeEntities(s) {
   return s
     .replace(/&lt;/g, '<')
@@ -37,7 +41,7 @@ function katexAtBuild() {
       displayMode,
       throwOnError: true,
       strict: 'error',
-      output: 'htmlAndMathml',
+      output: 'mathml',
     });
   // KaTeX sizes its boxes with style="…" attributes, which a strict CSP (style-src 'self')
   // blocks. Each distinct style becomes a class in a generated stylesheet instead.
@@ -82,24 +86,26 @@ function katexAtBuild() {
   };
 }
 
-// Keep only the woff2 font sources in KaTeX's stylesheet: every browser we target reads woff2,
-// and the .woff/.ttf copies would only add files to dist/ (and to the offline single file).
-// enforce 'pre': must run before Vite's CSS plugin resolves the url()s.
-function katexWoff2Only() {
+// Each chart panel's room on the page before its code has mounted it: the height it will take at
+// its width (measured, web/src/embed/panel-heights.js), so the text below does not move when it
+// arrives. A padding of a pseudo-element, as percentages of padding are of the width.
+function panelRoom() {
+  const VIRTUAL = 'virtual:attnscale-panel-room.css';
   return {
-    name: 'attnscale-katex-woff2-only',
-    enforce: 'pre',
-    transform(code, id) {
-      if (!/katex(\.min)?\.css($|\?)/.test(id)) return null;
-      return code.replace(
-        /,\s*url\([^)]*\.woff\)\s*format\(["']woff["']\)|,\s*url\([^)]*\.ttf\)\s*format\(["']truetype["']\)/g,
-        '',
-      );
-    },
+    name: 'attnscale-panel-room',
+    resolveId: (id) => (id === VIRTUAL ? `\0${VIRTUAL}` : null),
+    load: (id) =>
+      id === `\0${VIRTUAL}`
+        ? Object.keys(PANEL_HEIGHTS)
+            .map(
+              (n) => `[data-panel="${n}"]:empty::before{content:"";display:block;padding-top:${panelCss(n)}}`,
+            )
+            .join('\n')
+        : null,
   };
 }
 
-const plugins = [katexWoff2Only(), katexAtBuild(), staticPresets()];
+const plugins = [katexAtBuild(), panelRoom(), staticPresets()];
 
 const component = componentChunks(here('./web/src/embed/attn-scale-demo.js'));
 

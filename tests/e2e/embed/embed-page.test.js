@@ -15,6 +15,11 @@ import {
   waitFrameSized,
 } from '../support/embed-sites.js';
 import { repoRoot } from '../support/serve-dist.js';
+import { elementCss } from '../../../web/src/embed/embed-height.js';
+
+/** The room the snippets reserve for a spread chart alone, and the element's style holding it. */
+const SPREAD_HEIGHT = elementCss(['spread']);
+const SPREAD_STYLE = `display:block;--attnscale-height:${SPREAD_HEIGHT};padding-bottom:var(--attnscale-height)`;
 
 const sites = useEmbedSites();
 
@@ -89,7 +94,7 @@ describe('embeds', () => {
     const componentCode = dialog.locator('[data-snippet="web component"] textarea');
     assert.match(
       await componentCode.inputValue(),
-      /<attn-scale-demo panel="spread" dk="128" scale="none" seed="7">\n {2}<a href="[^"]*\/index\.html\?[^"]*dk=128&amp;[^"]*seed=7[^"]*">Open the attnscale demo<\/a>\n<\/attn-scale-demo>/,
+      /<attn-scale-demo panel="spread" dk="128" scale="none" seed="7" style="[^"]*">\n {2}<a href="[^"]*\/index\.html\?[^"]*dk=128&amp;[^"]*seed=7[^"]*">Open the attnscale demo<\/a>\n<\/attn-scale-demo>/,
     );
     assert.match(await iframeCode.inputValue(), /embed\.html\?panel=spread&amp;dk=128&amp;/);
     assert.match(await iframeCode.inputValue(), /title="attnscale: Logit spread"/);
@@ -180,17 +185,27 @@ ${snippetIframe.replace('<iframe ', '<iframe id="f" ')}
     const code = (id) => dialog.locator(`[data-snippet="${id}"] textarea`).inputValue();
     const base = sites.dist.url;
     const full = `${base}index.html?dk=256&amp;scale=none`;
-    assert.equal(await code('hugo'), '{{< attnscale panel="spread" dk="256" scale="none" >}}');
-    assert.equal(await code('jekyll'), '{% include attnscale.html panel="spread" dk="256" scale="none" %}');
+    assert.equal(
+      await code('hugo'),
+      `{{< attnscale panel="spread" dk="256" scale="none" height="${SPREAD_HEIGHT}" >}}`,
+    );
+    assert.equal(
+      await code('jekyll'),
+      `{% include attnscale.html panel="spread" dk="256" scale="none" height="${SPREAD_HEIGHT}" %}`,
+    );
     assert.equal(
       await code('element'),
-      `<attn-scale-demo panel="spread" dk="256" scale="none">\n  <a href="${full}">Open the attnscale demo</a>\n</attn-scale-demo>`,
+      `<attn-scale-demo panel="spread" dk="256" scale="none" style="${SPREAD_STYLE}">\n  <a href="${full}">Open the attnscale demo</a>\n</attn-scale-demo>`,
     );
     assert.equal(
       await code('markdown'),
       `[![attnscale: Logit spread](attnscale-spread.gif)](${base}index.html?dk=256&scale=none)`,
     );
-    assert.match(await code('web component'), /<attn-scale-demo panel="spread" dk="256" scale="none">/);
+    assert.ok(
+      (await code('web component')).includes(
+        `<attn-scale-demo panel="spread" dk="256" scale="none" style="${SPREAD_STYLE}">`,
+      ),
+    );
     // The site engines' host lines name this host, their notes the pinned CDN default.
     const { version } = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8'));
     const configs = await dialog.locator('pre.embed-config').allTextContents();
@@ -214,9 +229,15 @@ ${snippetIframe.replace('<iframe ', '<iframe id="f" ')}
     await dialog.getByLabel('d_k and scaling').check();
     await dialog.getByLabel('dark', { exact: true }).check();
     const params = 'panel="spread,sigma" dk="256" scale="none" controls="dk,scale" theme="dark"';
-    assert.equal(await code('hugo'), `{{< attnscale ${params} >}}`);
-    assert.equal(await code('jekyll'), `{% include attnscale.html ${params} %}`);
-    assert.match(await code('element'), new RegExp(`^<attn-scale-demo ${params}>`));
+    // The reserved room follows the charts and the controls chosen.
+    const height = elementCss(['spread', 'sigma'], ['dk', 'scale']);
+    assert.equal(await code('hugo'), `{{< attnscale ${params} height="${height}" >}}`);
+    assert.equal(await code('jekyll'), `{% include attnscale.html ${params} height="${height}" %}`);
+    assert.ok(
+      (await code('element')).startsWith(
+        `<attn-scale-demo ${params} style="display:block;--attnscale-height:${height};`,
+      ),
+    );
     assert.match(
       await code('markdown'),
       /\(attnscale-spread\.gif\)\]\([^)]*\)\n\n\[!\[attnscale: σ of the logits vs d_k\]\(attnscale-sigma\.gif\)/,

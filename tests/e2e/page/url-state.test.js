@@ -172,7 +172,7 @@ describe('the page’s state as a reader meets it', () => {
     // no attribute but the panel; inside, the fallback link to the full page
     assert.match(
       await componentCode.inputValue(),
-      /<attn-scale-demo panel="spread">\n {2}<a href="[^"?]*index\.html">Open the attnscale demo<\/a>\n<\/attn-scale-demo>/,
+      /<attn-scale-demo panel="spread" style="[^"]*">\n {2}<a href="[^"?]*index\.html">Open the attnscale demo<\/a>\n<\/attn-scale-demo>/,
     );
     await page.keyboard.press('Escape');
 
@@ -189,7 +189,7 @@ describe('the page’s state as a reader meets it', () => {
     );
     assert.match(
       await componentCode.inputValue(),
-      /<attn-scale-demo panel="spread,training" dk="256" seq-len="32">\n {2}<a href="[^"?]*index\.html\?dk=256&amp;seqLen=32&amp;trainInitScale=2">Open the attnscale demo<\/a>\n<\/attn-scale-demo>/,
+      /<attn-scale-demo panel="spread,training" dk="256" seq-len="32" style="[^"]*">\n {2}<a href="[^"?]*index\.html\?dk=256&amp;seqLen=32&amp;trainInitScale=2">Open the attnscale demo<\/a>\n<\/attn-scale-demo>/,
     );
     assert.match(
       await dialog.locator('.embed-summary').textContent(),

@@ -1,7 +1,7 @@
 // The Embed dialog's snippets (web/src/embed/embed-snippets.js) against the real engine's schema: they
 // name only the fields that differ from the defaults, and what they name restores the state; the
 // site routes (embed-routes.js) write the same state as a shortcode, an include, a bare element and
-// a Markdown image.
+// a Markdown image; and the room each reserves follows the measured panels' height.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bothEngines } from '../helpers.js';
@@ -14,6 +14,14 @@ import {
 } from '../../../web/src/embed/embed-snippets.js';
 import { ROUTES, cdnBase, PUBLISHING_DOC } from '../../../web/src/embed/embed-routes.js';
 import { parseQuery, schemaDefaults, serializeChanged, PAGE_LIMITS } from '../../../web/src/state/state.js';
+import {
+  elementCss,
+  elementHeight,
+  frameCss,
+  frameHeight,
+  panelCss,
+} from '../../../web/src/embed/embed-height.js';
+import { PANEL_HEIGHTS } from '../../../web/src/embed/panel-heights.js';
 
 const BASE = 'https://example.org/attnscale/';
 const { simd } = await bothEngines();
@@ -31,7 +39,7 @@ test('at the default settings the snippets name no setting', () => {
   // the element holds a link to the full page, its fallback when the script cannot load
   assert.match(
     s.component,
-    /<attn-scale-demo panel="spread">\n {2}<a href="https:\/\/example\.org\/attnscale\/index\.html">Open the attnscale demo<\/a>\n<\/attn-scale-demo>/,
+    /<attn-scale-demo panel="spread" style="[^"]*">\n {2}<a href="https:\/\/example\.org\/attnscale\/index\.html">Open the attnscale demo<\/a>\n<\/attn-scale-demo>/,
   );
   assert.equal(s.fullUrl, `${BASE}index.html`);
 });
@@ -45,7 +53,7 @@ test('only the changed fields, in schema order, in both snippets', () => {
   );
   assert.match(
     s.component,
-    /<attn-scale-demo panel="spread,sigma" dk="128" scale="none" seed="7" controls="dk,scale" theme="dark">/,
+    /<attn-scale-demo panel="spread,sigma" dk="128" scale="none" seed="7" controls="dk,scale" theme="dark" style="/,
   );
   // 14 fields before: none of the defaults is spelled out now.
   for (const name of [
@@ -116,15 +124,17 @@ test('Hugo, Jekyll, bare element: the component’s attributes in each syntax, t
   const s = snippets(config, { panels: ['spread', 'sigma'], controls: ['dk', 'seqLen'], theme: 'dark' });
   const params =
     'panel="spread,sigma" dk="256" seq-len="64" scale="none" qk-norm="rms" controls="dk,seq-len" theme="dark"';
-  assert.match(s.component, new RegExp(`<attn-scale-demo ${params}>`));
-  assert.equal(s.hugo, `{{< attnscale ${params} >}}`);
-  assert.equal(s.jekyll, `{% include attnscale.html ${params} %}`);
+  assert.match(s.component, new RegExp(`<attn-scale-demo ${params} style="`));
+  // The shortcode and the include add the room the element takes before its script runs.
+  assert.equal(s.hugo, `{{< attnscale ${params} height="${s.height}" >}}`);
+  assert.equal(s.jekyll, `{% include attnscale.html ${params} height="${s.height}" %}`);
   // The bare element is the component snippet without its script line, fallback link included.
   assert.equal(s.component, `<script type="module" src="${BASE}attn-scale-demo.js"></script>\n${s.element}`);
   assert.match(s.element, /^<attn-scale-demo [^\n]*>\n {2}<a href="[^"]*index\.html\?[^"]*dk=256[^"]*">/);
   // At the defaults: the panel alone.
-  assert.equal(snippets(defaults).hugo, '{{< attnscale panel="spread" >}}');
-  assert.equal(snippets(defaults).jekyll, '{% include attnscale.html panel="spread" %}');
+  const d = snippets(defaults);
+  assert.equal(d.hugo, `{{< attnscale panel="spread" height="${d.height}" >}}`);
+  assert.equal(d.jekyll, `{% include attnscale.html panel="spread" height="${d.height}" %}`);
 });
 
 test('shortcode and include values: quotes escaped, a backslash refused with the parameter named', () => {
@@ -171,8 +181,11 @@ test('the dialog’s routes: iframe and component first, then Hugo, Jekyll, the 
   const byId = Object.fromEntries(ROUTES.map((r) => [r.id, r]));
   assert.equal(byId.iframe.snippet(s), s.iframe);
   assert.equal(byId['web component'].snippet(s), s.component);
-  assert.equal(byId.hugo.snippet(s), '{{< attnscale panel="sigma" dk="256" >}}');
-  assert.equal(byId.jekyll.snippet(s), '{% include attnscale.html panel="sigma" dk="256" %}');
+  assert.equal(byId.hugo.snippet(s), `{{< attnscale panel="sigma" dk="256" height="${s.height}" >}}`);
+  assert.equal(
+    byId.jekyll.snippet(s),
+    `{% include attnscale.html panel="sigma" dk="256" height="${s.height}" %}`,
+  );
   assert.equal(byId.element.snippet(s), s.element);
   assert.equal(byId.markdown.snippet(s), s.markdown);
   // The host lines point the engines at this page's folder; the notes name the CDN default.
@@ -211,4 +224,61 @@ test('the drill’s seed and question go in both the iframe’s query and the el
   assert.match(s.element, /^<attn-scale-demo panel="predict" quiz="42" question="why-sqrt">/);
   assert.equal(s.hugo, '{{< attnscale panel="predict" quiz="42" question="why-sqrt" >}}');
   assert.equal(s.fullUrl, `${BASE}index.html?trainSeed=3&quiz=42&question=why-sqrt`);
+});
+
+// The room an embed reserves before its script runs (embed-height.js): the CSS length of the width
+// that the snippets write stays above the height the measured panels take (within the fitting
+// tolerance) and not far above it, at every width from a phone's to a wide column, and drops where
+// the panels move side by side.
+/** The CSS length at a containing block `w` px wide (100% = w), in px. */
+function evaluate(css, w) {
+  const js = css
+    .replaceAll('100%', `${w}`)
+    .replaceAll('px', '')
+    .replace(/^calc/, '')
+    .replaceAll('max(', 'Math.max(');
+  assert.match(js, /^(?:[0-9.()+\-*, ]|Math\.max)+$/, 'only numbers, arithmetic and max()');
+  return Function(`return ${js}`)();
+}
+
+// The fitting tolerance (cssOfWidth) and how much room above the panels is acceptable.
+const BELOW = 22; // 20, and the rounding of the written coefficients
+const ABOVE = 80;
+
+const CASES = [
+  [['spread'], null],
+  [['spread', 'sigma'], null],
+  [['sigma', 'entropy', 'heatmap'], null],
+  [
+    ['spread', 'sigma'],
+    ['dk', 'scale'],
+  ],
+];
+
+for (const [panels, controls] of CASES)
+  test(`${panels.join(',')}${controls ? ' with settings' : ''}: the reserved room follows the panels' height`, () => {
+    for (const [css, height] of [
+      [elementCss(panels, controls), (w) => elementHeight(panels, w, controls)],
+      [frameCss(panels, controls), (w) => frameHeight(panels, w, controls)],
+    ])
+      for (let w = 240; w <= 1600; w += 3) {
+        const r = evaluate(css, w);
+        const h = height(w);
+        assert.ok(
+          r >= h - BELOW && r <= h + ABOVE,
+          `at ${w} px: reserved ${r.toFixed(0)} for ${h.toFixed(0)}`,
+        );
+      }
+  });
+
+test('two panels side by side from 30rem each: the room drops at that width', () => {
+  const css = elementCss(['spread', 'sigma']);
+  const narrow = evaluate(css, 973);
+  const wide = evaluate(css, 976);
+  assert.ok(narrow > 1000 && wide < 700, `${narrow} → ${wide}`);
+});
+
+test('every panel of the page has its room, a positive length at every width', () => {
+  for (const name of Object.keys(PANEL_HEIGHTS))
+    for (let w = 240; w <= 1600; w += 20) assert.ok(evaluate(panelCss(name), w) > 100, `${name} at ${w}`);
 });

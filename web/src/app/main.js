@@ -1,7 +1,7 @@
 // Entry of the page. The compute Worker (fetching and compiling the wasm engine) starts first;
 // the rest of the page code (charts, controls) downloads and parses while it boots.
-import 'katex/dist/katex.min.css';
-import 'virtual:attnscale-katex.css'; // KaTeX box sizes, as classes (strict CSP: no style attributes)
+import 'virtual:attnscale-katex.css'; // any style KaTeX writes, as classes (strict CSP: no style attributes)
+import 'virtual:attnscale-panel-room.css'; // each panel's room until it is mounted
 import '../styles/panels.css';
 import '../styles/page.css';
 import '../styles/dock.css';

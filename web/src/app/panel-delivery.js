@@ -49,15 +49,15 @@ export function panelDelivery() {
 }
 
 /**
- * Mounts the panels, their code fetched in parallel, in the order given. Until the first result
- * is in, this thread yields between panels, so that the first chart is drawn as soon as both its
- * panel and the result exist.
+ * Mounts the panels, their code fetched in parallel, in the order given, each in a task of its
+ * own: this thread yields between panels, so that the first chart is drawn as soon as both its
+ * panel and the result exist, and a reader's input is never kept waiting for all of them.
  */
 export async function mountPanels(delivery, loading, panelCtx) {
   const mods = await loading.mods;
   for (const [i, [name, el]] of loading.wanted.entries()) {
     const api = mods[i].mount(el, panelCtx(name, el));
     delivery.add(name, { mod: mods[i], el, api });
-    if (!delivery.firstResultIn) await yieldToBrowser();
+    await yieldToBrowser();
   }
 }

@@ -11,6 +11,7 @@ import { whenNear } from '../ui/when-near.js';
  * task has the one key ''. `onPoints()` runs after each point arrives, `onDone()` once all have.
  */
 export function createStudy(el, frame, { ctx, tasks, slot = 0, onPoints = () => {}, onDone = () => {} }) {
+  frame.status.classList.add('keeps-line'); // its progress comes and goes: the line stays
   const total = tasks.reduce((a, t) => a + t.xs.length, 0);
   const byTask = tasks.map(() => new Map()); // task → `${key}|${x}` → point
   let n = 0;

@@ -129,6 +129,7 @@ export function createSweepCharts(
   frame,
   { name, ctx = {}, gapValue, estimateNote = '', onDone = () => {} },
 ) {
+  frame.status.classList.add('keeps-line'); // its progress comes and goes: the line stays
   const swept = scalingsOf(ctx.schema).map((c) => c.value); // the named scalings, each a curve
   const store = createSweepStore(swept);
   const sw = {

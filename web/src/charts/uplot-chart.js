@@ -139,6 +139,25 @@ export const logYAxis = (label) =>
  */
 let lastObservedWidth = 480;
 
+/**
+ * Until its uPlot is built, the box takes the height the chart will have at the box's own width,
+ * computed by CSS (panels.css: .chart.is-sizing, container query units) from the same formula as
+ * size(), so nothing below it moves when the chart arrives and no layout is read here. `aspect` a
+ * number or an affine function of the width (w ↦ w − 10); any other gets `guess` as its height.
+ */
+function presize(box, { aspect, minH, maxH, maxW }, guess) {
+  const f = typeof aspect === 'function' ? aspect : (w) => w * aspect;
+  const a = f(1001) - f(1000);
+  const b = f(1000) - 1000 * a;
+  if (Math.abs(f(200) - (200 * a + b)) > 1e-9) {
+    box.style.minHeight = `${guess}px`;
+    return;
+  }
+  const w = Number.isFinite(maxW) ? `min(${maxW}px, max(200px, 100cqw))` : 'max(200px, 100cqw)';
+  box.style.setProperty('--chart-h', `clamp(${minH}px, calc(${a} * ${w} + ${b}px), ${maxH}px)`);
+  box.classList.add('is-sizing');
+}
+
 export function createChart(
   host,
   {
@@ -200,13 +219,14 @@ export function createChart(
     cancelAnimationFrame(fallback.frame);
     clearTimeout(fallback.timer);
     box.style.minHeight = '';
+    box.classList.remove('is-sizing');
     u = new uPlot({ legend: { show: false }, cursor: { show: false }, ...opts, ...s }, data, box);
     u.pal = sharedPalette(box);
     u.layer = onDraw; // drawn again into an SVG's recording context (export/svg-chart.js)
     lastW = s.width;
     return u;
   };
-  box.style.minHeight = `${size(lastObservedWidth).height}px`;
+  presize(box, { aspect, minH, maxH, maxW }, size(lastObservedWidth).height);
   const fallback = { frame: 0, timer: 0 };
   fallback.frame = requestAnimationFrame(() => {
     fallback.timer = setTimeout(() => build(size(lastObservedWidth)));

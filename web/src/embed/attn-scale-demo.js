@@ -94,6 +94,9 @@ export class AttnScaleDemo extends HTMLElement {
 
   constructor() {
     super();
+    // The room the snippet reserved (embed-snippets.js reserveStyle), its fallback link included,
+    // read before the shadow root renders: the spacer below keeps exactly it.
+    const reserved = this.#reservedExtra();
     const shadow = this.attachShadow({ mode: 'open' });
     shadow.adoptedStyleSheets = [shadowSheet()];
     this.#optionNotices = h('div', { class: 'as-option-notices' });
@@ -113,16 +116,40 @@ export class AttnScaleDemo extends HTMLElement {
     this.#root = h(
       'div',
       { class: 'as-root', part: 'root' },
+      h('div', { class: 'as-reserve', 'aria-hidden': 'true' }),
       this.#fallback,
       h('div', { class: 'as-notices' }, this.#optionNotices, this.#appNotices),
       this.#body,
       this.#dock,
       h('p', { class: 'as-foot' }, this.#fullLink, ' ', this.#status),
     );
+    if (reserved !== null) this.#root.style.setProperty('--as-reserve-extra', `${reserved}px`);
     shadow.append(this.#root);
     this.#root.addEventListener('attnscale:first-chart', () => {
       this.#fallback.hidden = true;
     });
+  }
+
+  /**
+   * With a reserved height (--attnscale-height): what the element's content adds to it before the
+   * upgrade (the fallback link, in the host's font), in px; else null. One layout read, only then.
+   */
+  #reservedExtra() {
+    if (!this.isConnected) return null;
+    const style = getComputedStyle(this);
+    if (!style.getPropertyValue('--attnscale-height').trim()) return null;
+    return Math.max(0, this.getBoundingClientRect().height - parseFloat(style.paddingBottom || '0'));
+  }
+
+  /** The panels' titles continue the host page's outline: one level below its last heading before the element. */
+  #headingLevels() {
+    let level = 2;
+    for (const hd of document.querySelectorAll('h1, h2, h3, h4, h5, h6'))
+      if (hd.compareDocumentPosition(this) & Node.DOCUMENT_POSITION_FOLLOWING)
+        level = Number(hd.tagName[1]) + 1;
+    level = Math.min(level, 5);
+    for (const hd of this.shadowRoot.querySelectorAll('h3')) hd.setAttribute('aria-level', String(level));
+    for (const hd of this.shadowRoot.querySelectorAll('h4')) hd.setAttribute('aria-level', String(level + 1));
   }
 
   /** The config in use (engine field names), or null before the engine is ready. */
@@ -168,6 +195,8 @@ export class AttnScaleDemo extends HTMLElement {
     this.#schema = schema;
     const { panels, fields } = this.#readOptions(mod, schema);
     const panelEls = this.#panelSlots(panels);
+    // The panels take the fallback's place now, while they are still empty: nothing seen moves.
+    this.#fallback.hidden = true;
     this.#showControls(fields);
     await this.#startApp(gen, mod, {
       panelEls,
@@ -262,6 +291,7 @@ export class AttnScaleDemo extends HTMLElement {
         return;
       }
       this.#app = app;
+      this.#headingLevels();
       const { info } = app;
       this.#status.textContent = `Computed live by the attnscale engine (${info.simd ? 'WebAssembly SIMD' : 'WebAssembly, scalar'}).`;
     } catch {

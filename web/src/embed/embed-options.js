@@ -6,7 +6,7 @@
 // fallback and a notice { field, given, used, reason } that the caller shows as text.
 import { PANELS, PANEL_NAMES } from '../panels/index.js';
 import { noticeText } from '../state/state.js';
-import { kebab } from './embed-snippets.js';
+import { kebab } from './attribute-names.js';
 
 const DEFAULT_PANELS = Object.freeze(['spread']);
 const THEMES = Object.freeze(['auto', 'light', 'dark']);

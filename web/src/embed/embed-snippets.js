@@ -1,12 +1,13 @@
 // The copy-paste snippets of the Embed dialog, for a given state: an <iframe> of embed.html (plus
 // the one-line auto-height listener), the <attn-scale-demo> web component, the same element bare
 // (VitePress, MDX), as a Hugo shortcode and a Jekyll include (web/integrations/), and a Markdown
-// image that links to the full page. Pure: no DOM, and nothing but state.js (so Node tests load it;
-// embed-options.js takes its attribute names from here).
+// image that links to the full page. Pure: no DOM (so Node tests load it). Each element snippet
+// reserves the room its charts will take (embed-height.js).
 import { serializeChanged, changedFields } from '../state/state.js';
+import { elementCss, frameCss } from './embed-height.js';
+import { kebab } from './attribute-names.js';
 
-/** seqLen → seq-len (attribute names are case-insensitive in HTML, hence kebab-case). */
-export const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+export { kebab };
 
 /** The message embed.html posts to its parent whenever its content height changes. */
 export const HEIGHT_MESSAGE = 'attnscale:height';
@@ -40,6 +41,14 @@ function quotedParam(syntax, name, value) {
   return `${name}="${v.replace(/"/g, '\\"')}"`;
 }
 
+/**
+ * The element's inline style that gives it, before its script runs, the height its panels will
+ * take at the width it is given (`height`: a CSS length, embed-height.js). The component keeps
+ * that room once it runs (attn-scale-demo.js), so the text below it never moves.
+ */
+const reserveStyle = (height) =>
+  `display:block;--attnscale-height:${height};padding-bottom:var(--attnscale-height)`;
+
 /** {{< attnscale panel="…" dk="…" >}}: the shortcode of web/integrations/hugo/. attrs: [name, value] pairs. */
 export const hugoShortcode = (attrs) =>
   `{{< attnscale ${attrs.map(([k, v]) => quotedParam('Hugo', k, v)).join(' ')} >}}`;
@@ -69,7 +78,7 @@ export const markdownImages = ({ panels, titles = {}, fullUrl, pictures = {} }) 
 
 /**
  * embedSnippets({ config, schema, limits, panels, controls, theme, base, titles, panelQuery, attributes, pictures }) →
- *   { embedUrl, fullUrl, scriptUrl, attrs, iframe, component, element, hugo, jekyll, markdown }
+ *   { embedUrl, fullUrl, scriptUrl, attrs, height, iframe, component, element, hugo, jekyll, markdown }
  * base: the URL of the folder that holds index.html, embed.html and attn-scale-demo.js.
  * panels: names; controls: null or field names; theme: 'auto' | 'light' | 'dark'.
  * panelQuery: the chosen panels' own URL settings (the training panel's), already a query: the
@@ -77,7 +86,8 @@ export const markdownImages = ({ panels, titles = {}, fullUrl, pictures = {} }) 
  * the iframe's query and on the element.
  * pictures: which picture each panel downloads, for the Markdown image (see markdownImages).
  * Every snippet names only the fields that differ from their defaults: the embed fills in the rest.
- * attrs: the element's attributes as [name, value] pairs, which the shortcode and the include share.
+ * attrs: the element's attributes as [name, value] pairs, which the shortcode and the include share,
+ * with `height`: the room the element takes before its script runs, as a CSS length of its width.
  */
 export function embedSnippets({
   config,
@@ -103,11 +113,14 @@ export function embedSnippets({
   const fullUrl = `${new URL('index.html', base).href}${state ? `?${state}` : ''}`;
   const scriptUrl = new URL('attn-scale-demo.js', base).href;
   const title = `attnscale: ${panels.map((p) => titles[p] ?? p).join(', ')}`;
-  const height = 40 + 560 * panels.length + (controls ? 240 : 0);
-
+  // The frame's room at the reader's width, held by an empty box in the same grid cell: the frame
+  // fills it until its content's height arrives (the listener), and the text below stays put.
   const iframe = [
+    '<div style="display:grid">',
+    `<div style="grid-area:1/1;padding-top:${frameCss(panels, controls)}"></div>`,
     `<iframe src="${escAttr(embedUrl)}" title="${escAttr(title)}"`,
-    `  width="100%" height="${height}" loading="lazy" style="border:0"></iframe>`,
+    '  loading="lazy" style="grid-area:1/1;width:100%;height:100%;border:0"></iframe>',
+    '</div>',
     '<script>',
     `  ${HEIGHT_LISTENER}`,
     '</script>',
@@ -118,8 +131,9 @@ export function embedSnippets({
   if (theme !== 'auto') attrs.push(['theme', theme]);
   // The element's children show until its first chart, and stay if its script cannot load: a
   // link to the same state on the full page.
+  const height = elementCss(panels, controls);
   const element = [
-    `<attn-scale-demo ${attrs.map(([k, v]) => `${k}="${escAttr(v)}"`).join(' ')}>`,
+    `<attn-scale-demo ${attrs.map(([k, v]) => `${k}="${escAttr(v)}"`).join(' ')} style="${reserveStyle(height)}">`,
     `  <a href="${escAttr(fullUrl)}">${FALLBACK_LINK_TEXT}</a>`,
     '</attn-scale-demo>',
   ].join('\n');
@@ -133,8 +147,9 @@ export function embedSnippets({
     iframe,
     component,
     element,
-    hugo: hugoShortcode(attrs),
-    jekyll: jekyllInclude(attrs),
+    height,
+    hugo: hugoShortcode([...attrs, ['height', height]]),
+    jekyll: jekyllInclude([...attrs, ['height', height]]),
     markdown: markdownImages({ panels, titles, fullUrl, pictures }),
   };
 }

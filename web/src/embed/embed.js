@@ -12,6 +12,7 @@ import { getEngineClient } from '../compute/worker-client.js';
 import { createApp } from '../app/app.js';
 import { parsePanels, parseControls, parseTheme } from './embed-options.js';
 import { HEIGHT_MESSAGE } from './embed-snippets.js';
+import { bodyHeight } from './embed-height.js';
 import { noticeText } from '../state/state.js';
 import { h } from '../ui/dom.js';
 
@@ -49,6 +50,18 @@ for (const name of panels) {
   panelEls[name] = h('div', { 'data-panel': name, id: `chart-${name}` });
   panelBox.append(panelEls[name]);
 }
+
+// The room the panels (and settings) will take at this width, kept from the start: the line under
+// them is at its place before they are drawn, and the frame's height is known at once.
+const controlList = params.get('controls')?.split(',') ?? null;
+function reserve() {
+  const root = document.documentElement.clientWidth;
+  const padding = root <= 420 ? 8 : 16; // embed.css: .embed-root's padding
+  $('embed-body').style.minHeight = `${Math.ceil(bodyHeight(panels, root - padding, controlList))}px`;
+  $('app').classList.add('is-reserved'); // embed.css: the line under the panels shows from now on
+}
+reserve();
+addEventListener('resize', reserve);
 
 // Auto-height: tell the parent page how tall the content is, whenever that changes.
 let lastHeight = 0;
