@@ -60,7 +60,7 @@ function katexAtBuild() {
     const html = src
       .replace(
         /<tex-block>([\s\S]*?)<\/tex-block>/g,
-        (_, t) => `<div class="math-display">${fix(render(t, true))}</div>`,
+        (_, t) => `<div class="math-display scroll-x">${fix(render(t, true))}</div>`,
       )
       .replace(/<tex>([\s\S]*?)<\/tex>/g, (_, t) => fix(render(t, false)));
     const css = [...styles]
@@ -147,8 +147,8 @@ const folderBuild = {
         // The component's chunks in assets/, the page's own in assets/page/ (component-chunks.js).
         entryFileNames: component.entryFileNames,
         chunkFileNames: component.chunkFileNames,
-        // The charts' shared code in one chunk: the uPlot wrapper (with uPlot), the panel frame and
-        // its downloads, the sweep's store and the weights' colours. Every panel needs most of it
+        // The charts' shared code in one chunk: the uPlot wrapper (with uPlot), the panel frame (its
+        // PNG and CSV writers load on first click), the sweep's store and the weights' colours. Every panel needs most of it
         // and the app loads it first, so one file serves them all (and the package ships one). The
         // DOM helper and the number formats stay chunks of their own: the component's entry and the
         // controls import them without the charts.
@@ -169,7 +169,7 @@ const folderBuild = {
             },
             {
               name: 'charts',
-              test: /[\\/]web[\\/]src[\\/]charts[\\/](uplot-chart|uplot-locale|panel-frame|export|sweep-store|weight-colors)\.js$|[\\/]node_modules[\\/]uplot[\\/]/,
+              test: /[\\/]web[\\/]src[\\/]charts[\\/](uplot-chart|uplot-locale|panel-frame|sweep-store|weight-colors)\.js$|[\\/]node_modules[\\/]uplot[\\/]/,
               priority: 1,
             },
           ],

@@ -20,7 +20,9 @@ export function presetGroupHtml(group) {
       `<span>${esc(p.title)}</span></button></li>`,
   );
   const list = story ? 'ol' : 'ul';
-  return `<${list} class="preset-list">${items.join('')}</${list}><p class="preset-note" aria-live="polite"></p>`;
+  // The story's steps scroll sideways on a phone (scroll-x: a shadow at the edge with more).
+  const cls = story ? 'preset-list scroll-x' : 'preset-list';
+  return `<${list} class="${cls}">${items.join('')}</${list}><p class="preset-note" aria-live="polite"></p>`;
 }
 
 /** The Vite plugin: fills every preset group of the HTML. */

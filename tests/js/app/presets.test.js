@@ -29,7 +29,7 @@ test('the build writes each group as buttons: numbered in the story, with an emp
   const story = presetGroupHtml('story');
   for (const [i, p] of presetsOf('story').entries())
     assert.ok(story.includes(`data-preset="${p.id}"><span class="preset-num">${i + 1}</span>`), p.id);
-  assert.ok(story.startsWith('<ol class="preset-list">'));
+  assert.ok(story.startsWith('<ol class="preset-list scroll-x">'));
   assert.match(story, /<p class="preset-note" aria-live="polite"><\/p>$/);
   const qk = presetGroupHtml('qk-norm');
   assert.ok(qk.startsWith('<ul class="preset-list">') && !qk.includes('preset-num'));

@@ -22,9 +22,6 @@ function csvCell(v) {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** Panel element → the `exports` its frame was made with (a GIF draws a copy of the panel's charts). */
-export const panelExports = new WeakMap();
-
 function toCsv(rows) {
   return `${rows.map((r) => r.map(csvCell).join(',')).join('\r\n')}\r\n`;
 }

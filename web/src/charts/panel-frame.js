@@ -3,7 +3,12 @@
 // The SVG and GIF exporters (web/src/export/) load on their first click.
 import { h } from '../ui/dom.js';
 import { fmt } from '../ui/format.js';
-import { exportPng, downloadCsv, panelExports } from './export.js';
+
+/** Panel element → the `exports` its frame was made with (a GIF draws a copy of the panel's charts). */
+export const panelExports = new WeakMap();
+// The PNG and CSV writers load on their first click, as the SVG and GIF ones do: a chart that is
+// only looked at never downloads them.
+const exporters = () => import('./export.js');
 
 /**
  * The panel frame. Returns the elements a panel fills in.
@@ -64,9 +69,14 @@ export function panelFrame(el, { name, title, description, legend = [], readouts
     const image = () => ({ el, name, title, legend: exports.legend?.() ?? legend, exports });
     actions.append(
       button('PNG', 'chart as PNG', () =>
-        exportPng(el, exports.png(), title, exports.legend?.() ?? legend, `attnscale-${name}.png`),
+        exporters().then(
+          (m) => m.exportPng(el, exports.png(), title, exports.legend?.() ?? legend, `attnscale-${name}.png`),
+          reportError,
+        ),
       ),
-      button('CSV', 'data as CSV', () => downloadCsv(exports.csv().rows, `attnscale-${name}.csv`)),
+      button('CSV', 'data as CSV', () =>
+        exporters().then((m) => m.downloadCsv(exports.csv().rows, `attnscale-${name}.csv`), reportError),
+      ),
       button('SVG', 'chart as SVG', () =>
         import('../export/svg-export.js').then((m) => m.exportSvg(image()), reportError),
       ),
