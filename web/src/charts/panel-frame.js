@@ -3,9 +3,7 @@
 // The SVG and GIF exporters (web/src/export/) load on their first click.
 import { h } from '../ui/dom.js';
 import { fmt } from '../ui/format.js';
-
-/** Panel element → the `exports` its frame was made with (a GIF draws a copy of the panel's charts). */
-export const panelExports = new WeakMap();
+import { panelExports } from './panel-exports.js';
 // The PNG and CSV writers load on their first click, as the SVG and GIF ones do: a chart that is
 // only looked at never downloads them.
 const exporters = () => import('./export.js');

@@ -158,6 +158,15 @@ function presize(box, { aspect, minH, maxH, maxW }, guess) {
   box.classList.add('is-sizing');
 }
 
+/** A chart's { width, height } at a measured box width: within its bounds, height from its aspect. */
+const chartSize =
+  ({ aspect, minH, maxH, maxW, minW }) =>
+  (measured) => {
+    const w = Math.min(maxW, Math.max(minW, measured));
+    const hh = typeof aspect === 'function' ? aspect(w) : w * aspect;
+    return { width: w, height: Math.round(Math.min(maxH, Math.max(minH, hh))) };
+  };
+
 export function createChart(
   host,
   {
@@ -175,11 +184,7 @@ export function createChart(
 ) {
   const box = h('div', { class: 'chart', role: 'img', 'aria-label': label });
   host.append(box);
-  const size = (measured) => {
-    const w = Math.min(maxW, Math.max(minW, measured));
-    const hh = typeof aspect === 'function' ? aspect(w) : w * aspect;
-    return { width: w, height: Math.round(Math.min(maxH, Math.max(minH, hh))) };
-  };
+  const size = chartSize({ aspect, minH, maxH, maxW, minW });
   const opts = makeOpts();
   opts.hooks = opts.hooks ?? {};
   opts.hooks.drawClear = [

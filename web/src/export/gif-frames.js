@@ -5,7 +5,7 @@
 // whole sweep, with its marker at that d_k. Each frame is the PNG download's picture (title,
 // legend, charts) in CSS pixels, with the frame's d_k printed on it.
 import { composePng } from '../charts/export.js';
-import { panelExports } from '../charts/panel-frame.js';
+import { panelExports } from '../charts/panel-exports.js';
 import { readPalette } from '../charts/uplot-chart.js';
 
 const PAD = 12;
