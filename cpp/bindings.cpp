@@ -36,6 +36,41 @@ Clock::time_point deadline_after(double budgetMs) {
          std::chrono::microseconds(static_cast<long long>(std::max(0.0, budgetMs) * 1000));
 }
 
+// What sweepBegin and estimateBegin read: one config per scale and the list of d_k.
+bool read_sweep(val cfg, val dks, val scales, std::vector<Config>& configs, std::vector<int>& list,
+                ConfigError& err) {
+  FieldMap fields;
+  return read_fields(cfg, fields, err) && read_scales(fields, scales, configs, err) &&
+         read_int_list(dks, "dks", 1, 4096, list, err);
+}
+
+// One step of job `id` of `jobs` (sweeps or estimates): { done: true } once it has returned every
+// point or does not exist (then end(id) frees it); else it works on its next point for about
+// budgetMs: { done: false, dk: null } when the budget ran out first, { done: false, dk, points:
+// [point(result, dk) per scale] } when the point completed.
+template <class Jobs, class End, class Point>
+val advance_job(Jobs& jobs, int id, double budgetMs, End end, Point point) {
+  auto it = jobs.find(id);
+  val out = val::object();
+  if (it == jobs.end() || it->second->done()) {
+    end(id);
+    out.set("done", true);
+    return out;
+  }
+  auto& job = *it->second;
+  const int dk = job.nextDk();
+  out.set("done", false);
+  if (!job.advance(deadline_after(budgetMs))) {
+    out.set("dk", val::null());
+    return out;
+  }
+  out.set("dk", dk);
+  val points = val::array();
+  for (const auto& result : job.point()) points.call<void>("push", point(result, dk));
+  out.set("points", points);
+  return out;
+}
+
 class JsEngine {
  public:
   val run(val cfg) {
@@ -95,13 +130,10 @@ class JsEngine {
   // Starts a sweep of `cfg` over `dks` for each scale in `scales` (null: the config's own scale);
   // returns { id, dk: Int32Array } or an error.
   val sweepBegin(val cfg, val dks, val scales) {
-    FieldMap fields;
-    ConfigError err;
-    if (!read_fields(cfg, fields, err)) return error_value(err);
     std::vector<Config> configs;
-    if (!read_scales(fields, scales, configs, err)) return error_value(err);
     std::vector<int> list;
-    if (!read_int_list(dks, "dks", 1, 4096, list, err)) return error_value(err);
+    ConfigError err;
+    if (!read_sweep(cfg, dks, scales, configs, list, err)) return error_value(err);
     const int id = nextSweepId_++;
     sweeps_.emplace(id, std::make_unique<SweepJob>(std::move(configs), list));
     val out = val::object();
@@ -114,35 +146,14 @@ class JsEngine {
   // every point was returned (the sweep is freed), { done: false, dk, points: [one per scale] }
   // when a point completed, { done: false, dk: null } when the budget ran out first.
   val sweepAdvance(int id, double budgetMs) {
-    auto it = sweeps_.find(id);
-    val out = val::object();
-    if (it == sweeps_.end() || it->second->done()) {
-      sweepEnd(id);
-      out.set("done", true);
-      return out;
-    }
-    SweepJob& sweep = *it->second;
-    const int dk = sweep.nextDk();
-    out.set("done", false);
-    const Clock::time_point deadline =
-        budgetMs < 1e9
-            ? Clock::now() +
-                  std::chrono::microseconds(static_cast<long long>(std::max(0.0, budgetMs) * 1000))
-            : Clock::time_point::max();
-    if (!sweep.advance(deadline)) {
-      out.set("dk", val::null());
-      return out;
-    }
-    out.set("dk", dk);
-    val points = val::array();
-    for (const RunResult& r : sweep.point()) {
-      val point = val::object();
-      point.set("dk", dk);
-      set_stats(point, r.stats);
-      points.call<void>("push", point);
-    }
-    out.set("points", points);
-    return out;
+    return advance_job(
+        sweeps_, id, budgetMs, [this](int done) { sweepEnd(done); },
+        [](const RunResult& r, int dk) {
+          val point = val::object();
+          point.set("dk", dk);
+          set_stats(point, r.stats);
+          return point;
+        });
   }
 
   // Checks a sweep over T: { seqLen: Int32Array } or an error naming cfg's field or seqLens.
@@ -180,13 +191,10 @@ class JsEngine {
   // { id, dk: Int32Array, rows: Int32Array (the sampled rows) } or an error.
   // (`gradients` is checked to be a boolean on the JS side, engine.js.)
   val estimateBegin(val cfg, val dks, val scales, val rows, bool gradients) {
-    FieldMap fields;
-    ConfigError err;
-    if (!read_fields(cfg, fields, err)) return error_value(err);
     std::vector<Config> configs;
-    if (!read_scales(fields, scales, configs, err)) return error_value(err);
     std::vector<int> list;
-    if (!read_int_list(dks, "dks", 1, 4096, list, err)) return error_value(err);
+    ConfigError err;
+    if (!read_sweep(cfg, dks, scales, configs, list, err)) return error_value(err);
     int count = 0;
     if (!read_estimate_rows(rows, configs.front().seqLen, count, err)) return error_value(err);
     const int id = nextEstimateId_++;
@@ -202,25 +210,8 @@ class JsEngine {
   // As sweepAdvance, for estimate `id`: a completed point is { done: false, dk, points: [one
   // estimate per scale] } (estimate_value).
   val estimateAdvance(int id, double budgetMs) {
-    auto it = estimates_.find(id);
-    val out = val::object();
-    if (it == estimates_.end() || it->second->done()) {
-      estimateEnd(id);
-      out.set("done", true);
-      return out;
-    }
-    EstimateJob& job = *it->second;
-    const int dk = job.nextDk();
-    out.set("done", false);
-    if (!job.advance(deadline_after(budgetMs))) {
-      out.set("dk", val::null());
-      return out;
-    }
-    out.set("dk", dk);
-    val points = val::array();
-    for (const EstimateStats& e : job.point()) points.call<void>("push", estimate_value(e, dk));
-    out.set("points", points);
-    return out;
+    return advance_job(
+        estimates_, id, budgetMs, [this](int done) { estimateEnd(done); }, estimate_value);
   }
 
   void estimateEnd(int id) { estimates_.erase(id); }

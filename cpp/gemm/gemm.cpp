@@ -16,6 +16,10 @@ constexpr int W = static_cast<int>(simd::W);
 // in L1 while every row pair of C streams past it. Packing only moves B; each C entry is still
 // accumulated in plain k order, so the result is the same bits as without it.
 constexpr int kBlock = 256;
+// The scalar build (W = 1) reads a tile's four floats of B per k one by one, packed or not: there
+// packing only pays for a B too large to stay in cache, and a small one (the trainer's products
+// of one example) is read in place.
+constexpr long kScalarPackMinFloats = 4096;
 
 // A register tile of R rows × V vectors of C: 2 × 4 is the largest that fits 128-bit wasm without
 // spills (V8 keeps ~15 vector registers; SIMD128 has no FMA).
@@ -77,10 +81,15 @@ std::vector<float>& panel_buffer() {
 void gemm_accumulate(int M, int N, int k0, int k1, MatrixView A, MatrixView B, float* C, int ldc) {
   constexpr int P = 4 * W;
   float* panel = panel_buffer().data();
+  const bool pack = W > 1 || static_cast<long>(k1 - k0) * N > kScalarPackMinFloats;
   for (int kb = k0; kb < k1; kb += kBlock) {
     const int ke = std::min(kb + kBlock, k1);
     int j = 0;
     for (; j + P <= N; j += P) {
+      if (!pack) {
+        row_pairs<4>(M, j, kb, ke, A, B.data + static_cast<long>(kb) * B.ld + j, B.ld, C, ldc);
+        continue;
+      }
       for (int k = kb; k < ke; ++k)
         std::copy_n(B.data + static_cast<long>(k) * B.ld + j, P, panel + (k - kb) * P);
       row_pairs<4>(M, j, kb, ke, A, panel, P, C, ldc);

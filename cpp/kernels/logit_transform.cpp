@@ -27,8 +27,8 @@ void transform_logits(const LogitTransform& t, float rowFactor, Format fmt, floa
 }
 
 void logit_slopes(const LogitTransform& t, float rowFactor, const float* rounded, float* slope,
-                  std::size_t n) {
-  const float ell = t.lengthScale != 0 ? rowFactor : 1.0f;
+                  std::size_t n, bool lengthInSlope) {
+  const float ell = t.lengthScale != 0 && lengthInSlope ? rowFactor : 1.0f;
   if (t.softcap == 0) {
     for (std::size_t i = 0; i < n; ++i) slope[i] = ell;
     return;

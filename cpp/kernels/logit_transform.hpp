@@ -29,8 +29,10 @@ void transform_logits(const LogitTransform& t, float rowFactor, Format fmt, floa
                       std::size_t n);
 
 // ∂z/∂n / scale for one row, ignoring rounding: ℓ · (1 − tanh²(u/c)) (or ℓ, or 1), with
-// u = round(n) · scale · ℓ recomputed from `rounded` (the row's round(n)).
+// u = round(n) · scale · ℓ recomputed from `rounded` (the row's round(n)); slope may be rounded.
+// Without `lengthInSlope` the slope leaves ℓ out, for a caller that multiplies by ℓ after the
+// scale (the trainer's order, softmax_backward_row's `after`).
 void logit_slopes(const LogitTransform& t, float rowFactor, const float* rounded, float* slope,
-                  std::size_t n);
+                  std::size_t n, bool lengthInSlope = true);
 
 }  // namespace attnscale

@@ -40,25 +40,36 @@ int count_non_finite(const float* x, int n) {
 }
 }  // namespace
 
+template <class Sums>
 SoftmaxRowCounts softmax_row(const float* z, int n, bool subtractMax, Format fmt, float* p) {
   SoftmaxRowCounts counts;
   const float m = subtractMax ? row_max(z, n) : 0.0f;
   const vf mv(m);
+  const auto exp = [mv](vf x) {
+    const vf d = x - mv;
+    if constexpr (Sums::flushSubnormalExps)  // ln FLT_MIN: below it exp(d) is subnormal
+      return simd::select(d < vf(-87.3365447504019f), vf(0.0f), simd::exp_fast(d));
+    else
+      return simd::exp_fast(d);
+  };
   int j = 0;
-  for (; j + W <= n; j += W) simd::storeu(p + j, simd::exp_fast(simd::loadu(z + j) - mv));
+  for (; j + W <= n; j += W) simd::storeu(p + j, exp(simd::loadu(z + j)));
   for (; j < n; ++j) {
     alignas(64) float lane[W] = {};
     lane[0] = z[j];
-    simd::storeu(lane, simd::exp_fast(simd::loadu(lane) - mv));
+    simd::storeu(lane, exp(simd::loadu(lane)));
     p[j] = lane[0];
   }
   round_inplace(fmt, p, static_cast<std::size_t>(n));
   counts.expNonFinite = count_non_finite(p, n);
 
-  vf acc(0.0f);
+  float sum = 0.0f;
   j = 0;
-  for (; j + W <= n; j += W) acc = acc + simd::loadu(p + j);
-  float sum = simd::reduce_add(acc);
+  if constexpr (!Sums::inIndexOrder) {
+    vf acc(0.0f);
+    for (; j + W <= n; j += W) acc = acc + simd::loadu(p + j);
+    sum = simd::reduce_add(acc);
+  }
   for (; j < n; ++j) sum = sum + p[j];
 
   const vf sv(sum);
@@ -68,6 +79,41 @@ SoftmaxRowCounts softmax_row(const float* z, int n, bool subtractMax, Format fmt
   round_inplace(fmt, p, static_cast<std::size_t>(n));
   counts.weightNonFinite = count_non_finite(p, n);
   return counts;
+}
+
+template SoftmaxRowCounts softmax_row<LaneSums>(const float*, int, bool, Format, float*);
+template SoftmaxRowCounts softmax_row<IndexOrderSums>(const float*, int, bool, Format, float*);
+
+void softmax_backward_row(const float* p, const float* dp, int n, const float* slope, float scale,
+                          float after, float* ds) {
+  float r = 0;
+  for (int j = 0; j < n; ++j) r = r + p[j] * dp[j];
+  if (!slope && after == 1.0f) {
+    const vf rv(r), sv(scale);
+    int j = 0;
+    for (; j + W <= n; j += W)
+      simd::storeu(ds + j, simd::loadu(p + j) * (simd::loadu(dp + j) - rv) * sv);
+    for (; j < n; ++j) ds[j] = p[j] * (dp[j] - r) * scale;
+    return;
+  }
+  for (int j = 0; j < n; ++j) {
+    float v = p[j] * (dp[j] - r);
+    if (slope) v = v * slope[j];
+    v = v * scale;
+    if (after != 1.0f) v = v * after;
+    ds[j] = v;
+  }
+}
+
+double entropy_in_index_order(const float* p, int n, float* tmp) {
+  std::copy_n(p, n, tmp);
+  simd::apply_vf(tmp, static_cast<std::size_t>(n), [](vf x) {
+    const vf h = -(x * simd::log_fast_normal(x));
+    return simd::select(x <= vf(std::numeric_limits<float>::min()), vf(0.0f), h);
+  });
+  double h = 0.0;
+  for (int j = 0; j < n; ++j) h += static_cast<double>(tmp[j]);
+  return h;
 }
 
 namespace {

@@ -69,18 +69,15 @@ void EstimateJob::ds_rows(int s, int s0, int s1) {
     const std::size_t at = static_cast<std::size_t>(i) * T_;
     const float* p = p_.data() + at;
     const float* dp = gradWeights_.data() + at;
-    float r = 0;
-    for (int j = 0; j < n; ++j) r = r + p[j] * dp[j];
     float* ds = ds_.data() + at;
-    if (transform_.identityBeyondScale()) {
-      for (int j = 0; j < n; ++j) ds[j] = scale * (p[j] * (dp[j] - r));
-    } else {
-      float* rounded = slope_.data();
-      std::copy_n(src.begin() + at, n, rounded);
-      round_inplace(c.format, rounded, n);
-      logit_slopes(transform_, length_factor(transform_, n), rounded, rounded, n);
-      for (int j = 0; j < n; ++j) ds[j] = scale * (p[j] * (dp[j] - r) * rounded[j]);
+    float* slope = nullptr;
+    if (!transform_.identityBeyondScale()) {
+      slope = slope_.data();
+      std::copy_n(src.begin() + at, n, slope);
+      round_inplace(c.format, slope, n);
+      logit_slopes(transform_, length_factor(transform_, n), slope, slope, n);
     }
+    softmax_backward_row(p, dp, n, slope, scale, 1.0f, ds);
     std::fill(ds + n, ds + T_, 0.0f);
   }
 }

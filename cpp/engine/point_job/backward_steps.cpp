@@ -8,6 +8,7 @@
 #include "gemm/gemm.hpp"
 #include "gemm/panel_gemm.hpp"
 #include "kernels/qk_norm.hpp"
+#include "kernels/softmax_row.hpp"
 #include "simd/batch.hpp"
 
 namespace attnscale {
@@ -73,18 +74,15 @@ void PointJob::ds_rows(int s, int r0, int r1) {
     const int n = visible_keys(i, T, c.causal);
     const float* p = ws.p.data() + static_cast<std::size_t>(i) * T;
     const float* dp = &ws.gradWeights[static_cast<std::size_t>(i) * T];
-    float r = 0;
-    for (int j = 0; j < n; ++j) r = r + p[j] * dp[j];
     float* ds = ws.ds.data() + static_cast<std::size_t>(i) * T;
-    if (t.identityBeyondScale()) {
-      for (int j = 0; j < n; ++j) ds[j] = scale * (p[j] * (dp[j] - r));
-    } else {  // × ∂z/∂n beyond the scale: ℓ_i · (1 − tanh²)
-      float* rounded = ws.slope.data();
-      std::copy_n(logit_source().begin() + static_cast<std::size_t>(i) * T, n, rounded);
-      round_inplace(c.format, rounded, n);
-      logit_slopes(t, length_factor(t, n), rounded, rounded, n);
-      for (int j = 0; j < n; ++j) ds[j] = scale * (p[j] * (dp[j] - r) * rounded[j]);
+    float* slope = nullptr;
+    if (!t.identityBeyondScale()) {  // × ∂z/∂n beyond the scale: ℓ_i · (1 − tanh²)
+      slope = ws.slope.data();
+      std::copy_n(logit_source().begin() + static_cast<std::size_t>(i) * T, n, slope);
+      round_inplace(c.format, slope, n);
+      logit_slopes(t, length_factor(t, n), slope, slope, n);
     }
+    softmax_backward_row(p, dp, n, slope, scale, 1.0f, ds);
     std::fill(ds + n, ds + T, 0.0f);
     count_zeros(ds, T, state_.dsZeros, state_.dsNonFinite);
   }
@@ -97,28 +95,39 @@ bool PointJob::sparse_ds() const {
   return state_.dsNonFinite == 0 && static_cast<double>(state_.dsZeros) > 0.5 * T * T;
 }
 
-// Rows of dQ = dS K, of which only Σ dQ² is kept. With QK-norm: dQ̂ = dS K̂, then each row back
-// through its normalization.
-void PointJob::backward_q_rows(int s, int r0, int r1) {
+// Rows [r0, r1) of one gradient, A B, of which only Σ (A B)² is kept in `squares`: A holds those
+// rows (leading dimension T), B is `packedB` packed (packs_kq) or else `b` (with QK-norm the
+// normalized rows, then each row of the product goes back through its normalization, `xhat` and
+// `inv`).
+void PointJob::gradient_rows(int s, int r0, int r1, const float* a, const float* packedB,
+                             const float* b, const float* bNormed, const float* xhat,
+                             const float* inv, double& squares) {
   Workspace& ws = *ws_;
   const Config& c = (*configs_)[s];
   const int T = c.seqLen, d = dk_;
   const bool norm = c.qkNorm != QkNorm::none;
   const std::size_t n = static_cast<std::size_t>(r1 - r0) * d;
   ws.rowsA.resize(n);
-  const float* ds = ws.ds.data() + static_cast<long>(r0) * T;
   if (packs_kq()) {
-    panel::multiply_rows_packed(r1 - r0, d, T, ds, T, ws.packedB.data(), d, ws.rowsA.data(), d);
+    panel::multiply_rows_packed(r1 - r0, d, T, a, T, packedB, d, ws.rowsA.data(), d);
   } else {
     ws.panel.resize(panel::multiply_rows_panel_floats(d, T));
-    panel::multiply_rows(r1 - r0, d, T, ds, T, norm ? ws.kn.data() : ws.k.data(),
-                         norm ? d : ws.cols, 1, ws.rowsA.data(), d, ws.panel.data());
+    panel::multiply_rows(r1 - r0, d, T, a, T, norm ? bNormed : b, norm ? d : ws.cols, 1,
+                         ws.rowsA.data(), d, ws.panel.data());
   }
   if (norm)
     for (int i = r0; i < r1; ++i)
-      normalize_row_backward(c.qkNorm, ws.qn.data() + static_cast<long>(i) * d, ws.qInv[i], d,
+      normalize_row_backward(c.qkNorm, xhat + static_cast<long>(i) * d, inv[i], d,
                              ws.rowsA.data() + static_cast<long>(i - r0) * d);
-  state_.dqSquares += sum_squares(ws.rowsA.data(), n);
+  squares += sum_squares(ws.rowsA.data(), n);
+}
+
+// Rows of dQ = dS K, of which only Σ dQ² is kept. With QK-norm: dQ̂ = dS K̂, then each row back
+// through its normalization.
+void PointJob::backward_q_rows(int s, int r0, int r1) {
+  Workspace& ws = *ws_;
+  gradient_rows(s, r0, r1, ws.ds.data() + static_cast<long>(r0) * ws.seqLen, ws.packedB.data(),
+                ws.k.data(), ws.kn.data(), ws.qn.data(), ws.qInv.data(), state_.dqSquares);
 }
 
 // Rows [r0, r1) of dSᵀ (once every row of dS is done), into z: the scaled logits are not read
@@ -169,29 +178,13 @@ void PointJob::pack_ds_block(const float* b, int k0) {
   panel::pack_rows_block(k0, T, T, b, T, 1, ds_packed());
 }
 
-// Rows of dK = dSᵀ Q.
+// Rows of dK = dSᵀ Q (dSᵀ's rows in z).
 void PointJob::backward_k_rows(int s, int r0, int r1) {
   Workspace& ws = *ws_;
-  const Config& c = (*configs_)[s];
-  const int T = c.seqLen, d = dk_;
-  const bool norm = c.qkNorm != QkNorm::none;
-  const std::size_t n = static_cast<std::size_t>(r1 - r0) * d;
-  ws.rowsA.resize(n);
-  const float* dsT = ws.z.data() + static_cast<long>(r0) * T;
-  if (packs_kq()) {
-    panel::multiply_rows_packed(r1 - r0, d, T, dsT, T,
-                                ws.packedB.data() + panel::packed_rows_floats(d, T), d,
-                                ws.rowsA.data(), d);
-  } else {
-    ws.panel.resize(panel::multiply_rows_panel_floats(d, T));
-    panel::multiply_rows(r1 - r0, d, T, dsT, T, norm ? ws.qn.data() : ws.q.data(),
-                         norm ? d : ws.cols, 1, ws.rowsA.data(), d, ws.panel.data());
-  }
-  if (norm)
-    for (int i = r0; i < r1; ++i)
-      normalize_row_backward(c.qkNorm, ws.kn.data() + static_cast<long>(i) * d, ws.kInv[i], d,
-                             ws.rowsA.data() + static_cast<long>(i - r0) * d);
-  state_.dkSquares += sum_squares(ws.rowsA.data(), n);
+  const int T = ws.seqLen;
+  gradient_rows(s, r0, r1, ws.z.data() + static_cast<long>(r0) * T,
+                ws.packedB.data() + panel::packed_rows_floats(dk_, T), ws.q.data(), ws.qn.data(),
+                ws.kn.data(), ws.kInv.data(), state_.dkSquares);
 }
 
 // For d_k >= T the gradient norms come from T × T Gram matrices instead of the T × d_k products:

@@ -112,6 +112,8 @@ class PointJob {
   void pack_ds_block(const float* b, int k0);
   void transpose_ds_rows(int r0, int r1);
   void backward_k_rows(int s, int r0, int r1);
+  void gradient_rows(int s, int r0, int r1, const float* a, const float* packedB, const float* b,
+                     const float* bNormed, const float* xhat, const float* inv, double& squares);
   void gram_q_rows(int r0, int r1);
   void gram_k_rows(int r0, int r1);
   void forward_summary(int s);

@@ -21,12 +21,7 @@ inline simd::vf exp_vf(simd::vf x) {
   return simd::select(x < simd::vf(-87.3365447504019f), simd::vf(0.0f), simd::exp_fast(x));
 }
 
-// Natural log per lane for positive normal x: simd::log_fast_normal. Lanes with x <= 0,
-// subnormal, inf or NaN give unspecified values: callers mask them.
-inline simd::vf log_vf(simd::vf x) { return simd::log_fast_normal(x); }
-
-// tanh per lane and the natural log in double: the engine's (simd/fast_math.hpp).
-inline simd::vf tanh_vf(simd::vf x) { return simd::tanh_fast(x); }
+// The natural log in double: the engine's (simd/fast_math.hpp).
 inline double det_log(double x) { return simd::log_double(x); }
 
 // cos(pi p) for p in [0, 1], in double (the learning-rate schedule's cosine): sin(u) at

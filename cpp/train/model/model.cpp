@@ -8,20 +8,23 @@
 //      O = A V (rounded), logits, cross-entropy; then the backward pass of that example, whose
 //      dQ, dK, dV rows are scattered into the gradients of the tables;
 //   3. dWq = E^T dPq (same for k, v) and dE = dPq Wq^T + dPk Wk^T + dPv Wv^T.
-// Every product is kernels.hpp's gemm (vectorised along output rows, fixed order per element);
-// the few reductions (softmax sums, row dot products, metrics) run sequentially in index order.
-// That is what makes the results identical in every build (see kernels.hpp).
+// Every product is the engine's GEMM (gemm/gemm.hpp: plain k order per element, no FMA), QK-norm
+// the engine's kernel with float sums; the few other reductions (softmax sums, row dot products,
+// metrics) run sequentially in index order. That is what makes the results identical in every
+// build.
 #include "train/model/model.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <limits>
 
+#include "gemm/gemm.hpp"
+#include "kernels/logit_transform.hpp"
+#include "kernels/qk_norm.hpp"
+#include "kernels/softmax_row.hpp"
 #include "stats/entropy_bound.hpp"
+#include "train/model/attention_tally.hpp"
 #include "train/model/detmath.hpp"
-#include "train/model/kernels.hpp"
-#include "train/model/qk_norm.hpp"
 #include "train/model/weight_bound.hpp"
 
 namespace attnscale::train {
@@ -32,6 +35,48 @@ constexpr float kInvSqrt3 = 0.577350269189625764f;
 
 void round_if(Format fmt, float* x, std::size_t n) {
   if (fmt.precision != Precision::fp32) round_inplace(fmt, x, n);
+}
+
+// C (M x N) = A B, or C += A B, with B K x N row-major: the engine's bit-exact GEMM
+// (gemm/gemm.hpp). C starts from zeros, so each element is 0 + a b + ... in plain k order.
+void product(int M, int N, int K, MatrixView A, const float* B, float* C, bool accumulate = false) {
+  if (!accumulate) std::fill_n(C, static_cast<std::size_t>(M) * N, 0.0f);
+  gemm_accumulate(M, N, 0, K, A, {B, N}, C, N);
+}
+
+// Row-major x (rows x cols) as A, and its transpose.
+MatrixView rows_of(const float* x, int cols) { return {x, cols}; }
+MatrixView columns_of(const float* x, int cols) { return {x, cols, true}; }
+
+// out (cols x rows) = x (rows x cols)^T
+void transpose_of(int rows, int cols, const float* x, float* out) {
+  transpose(rows, cols, x, cols, out, rows);
+}
+
+// QK-norm of the T rows of x with the copy's gains: n = normalize(x) kept in `normed` and its
+// 1/sqrt(.. + eps) in r for the backward, then x = n * gain. The sums are float, in index order.
+void qk_norm_with_gain(QkNorm kind, const float* gain, float* x, float* normed, float* r, int T,
+                       int dk) {
+  for (int t = 0; t < T; ++t) {
+    float* row = x + static_cast<std::size_t>(t) * dk;
+    float* n = normed + static_cast<std::size_t>(t) * dk;
+    r[t] = normalize_row<FloatSums>(kind, row, dk, n);
+    for (int c = 0; c < dk; ++c) row[c] = n[c] * gain[c];
+  }
+}
+
+// Backward of qk_norm_with_gain: the gain's gradient added to dgain, then dx in place over dy.
+void qk_norm_with_gain_backward(QkNorm kind, const float* gain, const float* normed, const float* r,
+                                float* dy, float* dgain, int T, int dk) {
+  for (int t = 0; t < T; ++t) {
+    float* d = dy + static_cast<std::size_t>(t) * dk;
+    const float* n = normed + static_cast<std::size_t>(t) * dk;
+    for (int c = 0; c < dk; ++c) {
+      dgain[c] = dgain[c] + d[c] * n[c];
+      d[c] = d[c] * gain[c];
+    }
+    normalize_row_backward<FloatSums>(kind, n, r[t], dk, d);
+  }
 }
 
 // out = ((a + b) + c) * r, n floats
@@ -52,14 +97,6 @@ void axpy(float* y, const float* x, float r, int n) {
   for (; i < n; ++i) y[i] = y[i] + x[i] * r;
 }
 
-// x = x * r, n floats
-void scale_inplace(float* x, float r, std::size_t n) {
-  std::size_t i = 0;
-  const simd::vf rv(r);
-  for (; i + simd::W <= n; i += simd::W) simd::storeu(x + i, simd::loadu(x + i) * rv);
-  for (; i < n; ++i) x[i] = x[i] * r;
-}
-
 float row_max(const float* x, int n) {
   float m = x[0];
   for (int j = 1; j < n; ++j) m = x[j] > m ? x[j] : m;
@@ -69,144 +106,27 @@ float row_max(const float* x, int n) {
   return m;
 }
 
-// Largest element (vectorised). A row holding a NaN may give any value here, which is harmless:
-// the row's weights come out all NaN either way (NaN - m or x - NaN poisons the sum).
-float row_max_fast(const float* x, int n) {
-  constexpr int W = static_cast<int>(simd::W);
-  int j = 0;
-  float m = x[0];
-  if (n >= W) {
-    simd::vf acc = simd::loadu(x);
-    for (j = W; j + W <= n; j += W) acc = simd::vmax(acc, simd::loadu(x + j));
-    m = simd::reduce_max(acc);
-  }
-  for (; j < n; ++j) m = x[j] > m ? x[j] : m;
-  return m;
-}
-
-// Whether any element exceeds t (NaN never does).
-bool any_above(const float* x, int n, float t) {
-  constexpr int W = static_cast<int>(simd::W);
-  const simd::vf tv(t);
-  int j = 0;
-  for (; j + W <= n; j += W)
-    if (simd::any(simd::loadu(x + j) > tv)) return true;
-  for (; j < n; ++j)
-    if (x[j] > t) return true;
-  return false;
-}
-
-// Rows of S (T x T) become attention weights, with the format's rounding of the exponentials and
-// of the weights.
+// Rows of S (T x T) become attention weights: the engine's softmax row with its exps summed in
+// index order and those below FLT_MIN flushed, the format's rounding of the exps and the weights.
 void softmax_rows(float* S, int T, Format fmt) {
   for (int i = 0; i < T; ++i) {
     float* s = S + static_cast<std::size_t>(i) * T;
-    const simd::vf mv(row_max_fast(s, T));
-    apply_vf(s, static_cast<std::size_t>(T), [mv](simd::vf x) { return exp_vf(x - mv); });
-  }
-  round_if(fmt, S, static_cast<std::size_t>(T) * T);
-  for (int i = 0; i < T; ++i) {
-    float* s = S + static_cast<std::size_t>(i) * T;
-    float z = 0.0f;
-    for (int j = 0; j < T; ++j) z = z + s[j];
-    const simd::vf zv(z);
-    apply_vf(s, static_cast<std::size_t>(T), [zv](simd::vf x) { return x / zv; });
-  }
-  round_if(fmt, S, static_cast<std::size_t>(T) * T);
-}
-
-// -sum p ln p of one row (0 ln 0 = 0; NaN weights give NaN); tmp holds >= n + W floats.
-double row_entropy(const float* p, int n, float* tmp) {
-  std::memcpy(tmp, p, sizeof(float) * static_cast<std::size_t>(n));
-  apply_vf(tmp, static_cast<std::size_t>(n), [](simd::vf x) {
-    const simd::vf h = -(x * log_vf(x));
-    return simd::select(x <= simd::vf(std::numeric_limits<float>::min()), simd::vf(0.0f), h);
-  });
-  double h = 0.0;
-  for (int j = 0; j < n; ++j) h += static_cast<double>(tmp[j]);
-  return h;
-}
-
-// What one step's attention rows say, for the metrics (train.hpp). Added to in example and row
-// order; NaN, once met, stays (a non-finite logit or weight shows).
-struct AttentionTally {
-  double entropySum = 0.0, minRowEntropy = std::numeric_limits<double>::infinity();
-  double maxAbsLogit = 0.0, maxCentredNorm = 0.0;  // over the logits the softmax gets
-  double maxQ2 = 0.0, maxK2 = 0.0;                 // largest ||q^||^2, ||k^||^2 (QK-norm only)
-  long long saturated = 0;
-};
-
-double nan_max(double m, double x) { return std::isnan(m) || x <= m ? m : x; }
-double nan_min(double m, double x) { return std::isnan(m) || x >= m ? m : x; }
-
-// The largest |z| and centred row norm ||z - mean z||_2 of the T x T logits S, in double. Reads
-// S only: the forward pass goes on with the same bits.
-void tally_logits(const float* S, int T, AttentionTally& t) {
-  for (int i = 0; i < T; ++i) {
-    const float* z = S + static_cast<std::size_t>(i) * T;
-    double sum = 0.0;
-    for (int j = 0; j < T; ++j) {
-      sum += static_cast<double>(z[j]);
-      t.maxAbsLogit = nan_max(t.maxAbsLogit, std::fabs(static_cast<double>(z[j])));
-    }
-    const double mean = sum / T;
-    double squares = 0.0;
-    for (int j = 0; j < T; ++j) {
-      const double d = static_cast<double>(z[j]) - mean;
-      squares += d * d;
-    }
-    t.maxCentredNorm = nan_max(t.maxCentredNorm, std::sqrt(squares));
+    softmax_row<IndexOrderSums>(s, T, true, fmt, s);
   }
 }
 
-// The largest squared norm of the T rows of x (T x dk) and m, in double.
-double max_row_norm2(const float* x, int T, int dk, double m) {
-  for (int t = 0; t < T; ++t) {
-    double ss = 0.0;
-    for (int c = 0; c < dk; ++c) {
-      const double v = static_cast<double>(x[static_cast<std::size_t>(t) * dk + c]);
-      ss += v * v;
-    }
-    m = nan_max(m, ss);
-  }
-  return m;
+// The engine's logit transform for a copy: scale, then the length factor s ln T (given whole as
+// the row factor, so only whether lengthScale is 0 matters here), then the soft-cap.
+LogitTransform transform_of(const LogitSpec& spec) {
+  return {static_cast<float>(spec.scale), spec.lengthFactor, static_cast<float>(spec.softcap)};
 }
 
-// The weights' metrics of one example (P: T x T weights): saturated rows and row entropies.
-void tally_weights(const float* P, int T, float* tmp, AttentionTally& t) {
-  for (int i = 0; i < T; ++i) {
-    const float* row = P + static_cast<std::size_t>(i) * T;
-    if (any_above(row, T, 0.99f)) ++t.saturated;  // largest weight > 0.99
-    const double h = row_entropy(row, T, tmp);
-    t.entropySum += h;
-    t.minRowEntropy = nan_min(t.minRowEntropy, h);
-  }
-}
-
-// The logits after the raw q.k (already rounded): times scale, times the length factor, then the
-// soft-cap (its tanh kept in ws.Th for the backward), then rounded. Without a length factor or a
-// cap this is the original path: scale and round only when the scale is not 1.
+// The logits after the raw q.k (already rounded): the engine's transform_logits, the rounded q.k
+// kept in ws.Th first when the soft-cap's backward needs it.
 void shape_logits(const LogitSpec& spec, Format fmt, int T, FloatScratch& ws) {
   const std::size_t TT = static_cast<std::size_t>(T) * T;
-  const float scale = static_cast<float>(spec.scale);
-  if (spec.softcap == 0.0 && spec.lengthFactor == 0.0) {
-    if (scale != 1.0f) {
-      scale_inplace(ws.S.data(), scale, TT);
-      round_if(fmt, ws.S.data(), TT);
-    }
-    return;
-  }
-  if (scale != 1.0f) scale_inplace(ws.S.data(), scale, TT);
-  if (spec.lengthFactor != 0.0)
-    scale_inplace(ws.S.data(), static_cast<float>(spec.lengthFactor), TT);
-  if (spec.softcap > 0.0) {
-    const float c = static_cast<float>(spec.softcap);
-    std::memcpy(ws.Th.data(), ws.S.data(), sizeof(float) * TT);
-    const simd::vf cv(c);
-    apply_vf(ws.Th.data(), TT, [cv](simd::vf u) { return tanh_vf(u / cv); });
-    for (std::size_t i = 0; i < TT; ++i) ws.S[i] = c * ws.Th[i];
-  }
-  round_if(fmt, ws.S.data(), TT);
+  if (spec.softcap > 0.0) std::memcpy(ws.Th.data(), ws.S.data(), sizeof(float) * TT);
+  transform_logits(transform_of(spec), static_cast<float>(spec.lengthFactor), fmt, ws.S.data(), TT);
 }
 
 // Forward of example e up to the attention output: ws.Q, K, V, Kt, S (= weights), O.
@@ -229,8 +149,8 @@ void forward_attention(const Params<float>& p, const Batch& batch, int e, const 
     add3_scale(&ws.V[o], &ws.Pv[ra], &ws.Pv[rb], &ws.Pv[rc], kInvSqrt3, dk);
   }
   if (spec.qkNorm != QkNorm::none) {
-    qk_norm_rows(spec.qkNorm, p.gq.data(), ws.Q.data(), ws.Qn.data(), ws.rq.data(), T, dk);
-    qk_norm_rows(spec.qkNorm, p.gk.data(), ws.K.data(), ws.Kn.data(), ws.rk.data(), T, dk);
+    qk_norm_with_gain(spec.qkNorm, p.gq.data(), ws.Q.data(), ws.Qn.data(), ws.rq.data(), T, dk);
+    qk_norm_with_gain(spec.qkNorm, p.gk.data(), ws.K.data(), ws.Kn.data(), ws.rk.data(), T, dk);
   }
   round_if(fmt, ws.Q.data(), Tdk);
   round_if(fmt, ws.K.data(), Tdk);
@@ -239,32 +159,23 @@ void forward_attention(const Params<float>& p, const Batch& batch, int e, const 
     tally->maxQ2 = max_row_norm2(ws.Q.data(), T, dk, tally->maxQ2);
     tally->maxK2 = max_row_norm2(ws.K.data(), T, dk, tally->maxK2);
   }
-  transpose(T, dk, ws.K.data(), ws.Kt.data());
-  gemm(T, T, dk, ws.Q.data(), dk, 1, ws.Kt.data(), T, ws.S.data(), T, false);
+  transpose_of(T, dk, ws.K.data(), ws.Kt.data());
+  product(T, T, dk, rows_of(ws.Q.data(), dk), ws.Kt.data(), ws.S.data());
   // as the attention run does: the raw fp32 dot products rounded, then scaled and rounded again
   round_if(fmt, ws.S.data(), static_cast<std::size_t>(T) * T);
   shape_logits(spec, fmt, T, ws);
   if (tally) tally_logits(ws.S.data(), T, *tally);
   softmax_rows(ws.S.data(), T, fmt);
-  gemm(T, dk, T, ws.S.data(), T, 1, ws.V.data(), dk, ws.O.data(), dk, false);
+  product(T, dk, T, rows_of(ws.S.data(), T), ws.V.data(), ws.O.data());
   round_if(fmt, ws.O.data(), Tdk);
-}
-
-// kernels.hpp's gemm out of line, for the products that run once per step (the tables, the
-// weights' gradients, weightBound's): they share one copy of the kernel, which keeps the wasm
-// build small, while the per-example products stay inlined where they are called.
-[[gnu::noinline]] void gemm_once(int M, int N, int K, const float* A, std::ptrdiff_t ars,
-                                 std::ptrdiff_t acs, const float* B, std::ptrdiff_t ldb, float* C,
-                                 std::ptrdiff_t ldc, bool accumulate) {
-  gemm(M, N, K, A, ars, acs, B, ldb, C, ldc, accumulate);
 }
 
 void project_tables(const Params<float>& p, FloatScratch& ws) {
   const Dims& d = p.dims;
   const int nvoc = d.vocab();
-  gemm_once(nvoc, d.dk, d.D, p.E.data(), d.D, 1, p.Wq.data(), d.dk, ws.Pq.data(), d.dk, false);
-  gemm_once(nvoc, d.dk, d.D, p.E.data(), d.D, 1, p.Wk.data(), d.dk, ws.Pk.data(), d.dk, false);
-  gemm_once(nvoc, d.dk, d.D, p.E.data(), d.D, 1, p.Wv.data(), d.dk, ws.Pv.data(), d.dk, false);
+  product(nvoc, d.dk, d.D, rows_of(p.E.data(), d.D), p.Wq.data(), ws.Pq.data());
+  product(nvoc, d.dk, d.D, rows_of(p.E.data(), d.D), p.Wk.data(), ws.Pk.data());
+  product(nvoc, d.dk, d.D, rows_of(p.E.data(), d.D), p.Wv.data(), ws.Pv.data());
 }
 
 double sum_squares(const std::vector<float>& x) {
@@ -275,9 +186,8 @@ double sum_squares(const std::vector<float>& x) {
 
 }  // namespace
 
-void square_product(int D, int K, const float* A, std::ptrdiff_t ars, std::ptrdiff_t acs,
-                    const float* B, float* C) {
-  gemm_once(D, D, K, A, ars, acs, B, D, C, D, false);
+void square_product(int D, int K, MatrixView A, const float* B, float* C) {
+  product(D, D, K, A, B, C);
 }
 
 void FloatScratch::resize(const Dims& d) {
@@ -310,128 +220,160 @@ void float_attention(const Params<float>& p, const Batch& batch, int e, const Lo
   if (k) std::memcpy(k, ws.K.data(), sizeof(float) * Tdk);
 }
 
-void float_loss_and_grad(const Params<float>& p, const Batch& batch, const LogitSpec& spec,
-                         Format fmt, Params<float>& g, StepMetrics& metrics, FloatScratch& ws) {
-  const Dims& d = p.dims;
-  const int T = d.T, dk = d.dk, D = d.D, nV = d.nV, nvoc = d.vocab(), B = batch.B;
-  const bool normed = spec.qkNorm != QkNorm::none;
-  if (g.dims.dk != dk || g.dims.T != T || g.E.size() != p.E.size() || g.gq.size() != p.gq.size())
-    g.resize(d, normed);
-  std::fill(g.gq.begin(), g.gq.end(), 0.0f);
-  std::fill(g.gk.begin(), g.gk.end(), 0.0f);
-  const float scale = static_cast<float>(spec.scale);
-  const bool capped = spec.softcap > 0.0;
-  const float lengthFactor = static_cast<float>(spec.lengthFactor);
-  project_tables(p, ws);
-  transpose(D, dk, p.Wq.data(), ws.WqT.data());
-  transpose(D, dk, p.Wk.data(), ws.WkT.data());
-  transpose(D, dk, p.Wv.data(), ws.WvT.data());
-  transpose(dk, nV, p.Wo.data(), ws.WoT.data());
-  for (auto* v : {&ws.dPq, &ws.dPk, &ws.dPv}) std::fill(v->begin(), v->end(), 0.0f);
+namespace {
 
-  const float invN = static_cast<float>(1.0 / (static_cast<double>(B) * T));
+// What a step adds up over its examples: the loss, the correct predictions, the attention's tally.
+struct StepSums {
   double loss = 0.0;
   long long correct = 0;
   AttentionTally tally;
-  float* tmp = ws.tmp.data();
+};
 
-  for (int e = 0; e < B; ++e) {
-    forward_attention(p, batch, e, spec, fmt, ws, &tally);
-    const float* P = ws.S.data();
-    tally_weights(P, T, tmp, tally);
-    // read-out and cross-entropy
-    gemm(T, nV, dk, ws.O.data(), dk, 1, p.Wo.data(), nV, ws.Z.data(), nV, false);
-    const std::int32_t* tgt = &batch.target[static_cast<std::size_t>(e) * T];
-    for (int i = 0; i < T; ++i) {
-      const float* z = &ws.Z[static_cast<std::size_t>(i) * nV];
-      float* dz = &ws.dZ[static_cast<std::size_t>(i) * nV];
-      const float m = row_max(z, nV);
-      int best = 0;
-      for (int v = 1; v < nV; ++v)
-        if (z[v] > z[best]) best = v;
-      if (best == tgt[i] && !std::isnan(m)) ++correct;
-      for (int v = 0; v < nV; ++v) tmp[v] = z[v] - m;
-      apply_vf(tmp, static_cast<std::size_t>(nV), [](simd::vf x) { return exp_vf(x); });
-      float sum = 0.0f;
-      for (int v = 0; v < nV; ++v) sum = sum + tmp[v];
-      loss += det_log(static_cast<double>(sum)) - static_cast<double>(z[tgt[i]] - m);
-      for (int v = 0; v < nV; ++v) dz[v] = (tmp[v] / sum - (v == tgt[i] ? 1.0f : 0.0f)) * invN;
-    }
-    // backward: read-out
-    gemm(dk, nV, T, ws.O.data(), 1, dk, ws.dZ.data(), nV, g.Wo.data(), nV, e > 0);
-    gemm(T, dk, nV, ws.dZ.data(), nV, 1, ws.WoT.data(), dk, ws.dO.data(), dk, false);
-    // O = A V
-    transpose(T, dk, ws.V.data(), ws.Vt.data());
-    gemm(T, T, dk, ws.dO.data(), dk, 1, ws.Vt.data(), T, ws.dP.data(), T, false);
-    gemm(T, dk, T, P, 1, T, ws.dO.data(), dk, ws.dV.data(), dk, false);
-    // softmax and scale: dS = A * (dA - rowdot(A, dA)) * s, in place in dP; with a soft-cap
-    // times its derivative 1 - tanh^2 before the scale, and times the length factor after it
-    for (int i = 0; i < T; ++i) {
-      const float* a = P + static_cast<std::size_t>(i) * T;
-      float* da = &ws.dP[static_cast<std::size_t>(i) * T];
-      float dot = 0.0f;
-      for (int j = 0; j < T; ++j) dot = dot + a[j] * da[j];
-      if (!capped && lengthFactor == 0.0f) {
-        int j = 0;
-        const simd::vf dv(dot), sv(scale);
-        for (; j + static_cast<int>(simd::W) <= T; j += static_cast<int>(simd::W))
-          simd::storeu(da + j, simd::loadu(a + j) * (simd::loadu(da + j) - dv) * sv);
-        for (; j < T; ++j) da[j] = a[j] * (da[j] - dot) * scale;
-        continue;
-      }
-      const float* th = &ws.Th[static_cast<std::size_t>(i) * T];
-      for (int j = 0; j < T; ++j) {
-        float v = a[j] * (da[j] - dot);
-        if (capped) v = v * (1.0f - th[j] * th[j]);
-        v = v * scale;
-        if (lengthFactor != 0.0f) v = v * lengthFactor;
-        da[j] = v;
-      }
-    }
-    const float* dS = ws.dP.data();
-    gemm(T, dk, T, dS, T, 1, ws.K.data(), dk, ws.dQ.data(), dk, false);
-    gemm(T, dk, T, dS, 1, T, ws.Q.data(), dk, ws.dK.data(), dk, false);
-    if (normed) {
-      qk_norm_rows_backward(spec.qkNorm, p.gq.data(), ws.Qn.data(), ws.rq.data(), ws.dQ.data(),
-                            g.gq.data(), T, dk);
-      qk_norm_rows_backward(spec.qkNorm, p.gk.data(), ws.Kn.data(), ws.rk.data(), ws.dK.data(),
-                            g.gk.data(), T, dk);
-    }
-    // scatter into the table gradients
-    const std::int32_t* key = &batch.key[static_cast<std::size_t>(e) * T];
-    const std::int32_t* val = &batch.val[static_cast<std::size_t>(e) * T];
-    const std::int32_t* qry = &batch.qry[static_cast<std::size_t>(e) * T];
-    for (int j = 0; j < T; ++j) {
-      const std::size_t o = static_cast<std::size_t>(j) * dk;
-      const std::size_t rows[3] = {static_cast<std::size_t>(key[j]) * dk,
-                                   static_cast<std::size_t>(d.value_row(val[j])) * dk,
-                                   static_cast<std::size_t>(d.query_row(qry[j])) * dk};
-      for (std::size_t r : rows) {
-        axpy(&ws.dPq[r], &ws.dQ[o], kInvSqrt3, dk);
-        axpy(&ws.dPk[r], &ws.dK[o], kInvSqrt3, dk);
-        axpy(&ws.dPv[r], &ws.dV[o], kInvSqrt3, dk);
-      }
+// Sizes and zeros the gradients, and computes what every example of the step reads: the
+// projected tables and the transposed weights.
+void begin_step(const Params<float>& p, const LogitSpec& spec, Params<float>& g, FloatScratch& ws) {
+  const Dims& d = p.dims;
+  if (g.dims.dk != d.dk || g.dims.T != d.T || g.E.size() != p.E.size() ||
+      g.gq.size() != p.gq.size())
+    g.resize(d, spec.qkNorm != QkNorm::none);
+  std::fill(g.gq.begin(), g.gq.end(), 0.0f);
+  std::fill(g.gk.begin(), g.gk.end(), 0.0f);
+  project_tables(p, ws);
+  transpose_of(d.D, d.dk, p.Wq.data(), ws.WqT.data());
+  transpose_of(d.D, d.dk, p.Wk.data(), ws.WkT.data());
+  transpose_of(d.D, d.dk, p.Wv.data(), ws.WvT.data());
+  transpose_of(d.dk, d.nV, p.Wo.data(), ws.WoT.data());
+  for (auto* v : {&ws.dPq, &ws.dPk, &ws.dPv}) std::fill(v->begin(), v->end(), 0.0f);
+}
+
+// Read-out logits Z = O Wo of example e and their cross-entropy against the targets: the loss and
+// correct predictions added to `sums`, dZ = (softmax(Z) - onehot) / N (invN = 1/N).
+void cross_entropy(const Params<float>& p, const Batch& batch, int e, float invN, FloatScratch& ws,
+                   StepSums& sums) {
+  const int T = p.dims.T, dk = p.dims.dk, nV = p.dims.nV;
+  float* tmp = ws.tmp.data();
+  product(T, nV, dk, rows_of(ws.O.data(), dk), p.Wo.data(), ws.Z.data());
+  const std::int32_t* tgt = &batch.target[static_cast<std::size_t>(e) * T];
+  for (int i = 0; i < T; ++i) {
+    const float* z = &ws.Z[static_cast<std::size_t>(i) * nV];
+    float* dz = &ws.dZ[static_cast<std::size_t>(i) * nV];
+    const float m = row_max(z, nV);
+    int best = 0;
+    for (int v = 1; v < nV; ++v)
+      if (z[v] > z[best]) best = v;
+    if (best == tgt[i] && !std::isnan(m)) ++sums.correct;
+    for (int v = 0; v < nV; ++v) tmp[v] = z[v] - m;
+    apply_vf(tmp, static_cast<std::size_t>(nV), [](simd::vf x) { return exp_vf(x); });
+    float sum = 0.0f;
+    for (int v = 0; v < nV; ++v) sum = sum + tmp[v];
+    sums.loss += det_log(static_cast<double>(sum)) - static_cast<double>(z[tgt[i]] - m);
+    for (int v = 0; v < nV; ++v) dz[v] = (tmp[v] / sum - (v == tgt[i] ? 1.0f : 0.0f)) * invN;
+  }
+}
+
+// dS from dA in place in ws.dP, by the engine's softmax backward: dS = A * (dA - rowdot(A, dA)),
+// with a soft-cap times its slope 1 - tanh^2 (from the rounded q.k in ws.Th), times the scale,
+// then times the length factor.
+void softmax_backward(const LogitSpec& spec, int T, FloatScratch& ws) {
+  const std::size_t TT = static_cast<std::size_t>(T) * T;
+  const float lengthFactor = static_cast<float>(spec.lengthFactor);
+  const bool capped = spec.softcap > 0.0;
+  if (capped) logit_slopes(transform_of(spec), lengthFactor, ws.Th.data(), ws.Th.data(), TT, false);
+  for (int i = 0; i < T; ++i) {
+    const std::size_t row = static_cast<std::size_t>(i) * T;
+    softmax_backward_row(&ws.S[row], &ws.dP[row], T, capped ? &ws.Th[row] : nullptr,
+                         static_cast<float>(spec.scale), lengthFactor != 0.0f ? lengthFactor : 1.0f,
+                         &ws.dP[row]);
+  }
+}
+
+// Backward of example e from dZ: Wo's gradient (accumulated over the examples), then dO, dA, dV,
+// dS, dQ and dK, through QK-norm when the copy has it (the gains' gradients added to g).
+void backward_attention(const Params<float>& p, const LogitSpec& spec, int e, Params<float>& g,
+                        FloatScratch& ws) {
+  const int T = p.dims.T, dk = p.dims.dk, nV = p.dims.nV;
+  product(dk, nV, T, columns_of(ws.O.data(), dk), ws.dZ.data(), g.Wo.data(), e > 0);
+  product(T, dk, nV, rows_of(ws.dZ.data(), nV), ws.WoT.data(), ws.dO.data());
+  // O = A V
+  transpose_of(T, dk, ws.V.data(), ws.Vt.data());
+  product(T, T, dk, rows_of(ws.dO.data(), dk), ws.Vt.data(), ws.dP.data());
+  product(T, dk, T, columns_of(ws.S.data(), T), ws.dO.data(), ws.dV.data());
+  softmax_backward(spec, T, ws);
+  product(T, dk, T, rows_of(ws.dP.data(), T), ws.K.data(), ws.dQ.data());
+  product(T, dk, T, columns_of(ws.dP.data(), T), ws.Q.data(), ws.dK.data());
+  if (spec.qkNorm != QkNorm::none) {
+    qk_norm_with_gain_backward(spec.qkNorm, p.gq.data(), ws.Qn.data(), ws.rq.data(), ws.dQ.data(),
+                               g.gq.data(), T, dk);
+    qk_norm_with_gain_backward(spec.qkNorm, p.gk.data(), ws.Kn.data(), ws.rk.data(), ws.dK.data(),
+                               g.gk.data(), T, dk);
+  }
+}
+
+// Adds example e's dQ, dK, dV rows into the gradients of the tables, at the three tokens each
+// position's input sums (each times 1/sqrt(3)).
+void scatter_rows(const Dims& d, const Batch& batch, int e, FloatScratch& ws) {
+  const int T = d.T, dk = d.dk;
+  const std::int32_t* key = &batch.key[static_cast<std::size_t>(e) * T];
+  const std::int32_t* val = &batch.val[static_cast<std::size_t>(e) * T];
+  const std::int32_t* qry = &batch.qry[static_cast<std::size_t>(e) * T];
+  for (int j = 0; j < T; ++j) {
+    const std::size_t o = static_cast<std::size_t>(j) * dk;
+    const std::size_t rows[3] = {static_cast<std::size_t>(key[j]) * dk,
+                                 static_cast<std::size_t>(d.value_row(val[j])) * dk,
+                                 static_cast<std::size_t>(d.query_row(qry[j])) * dk};
+    for (std::size_t r : rows) {
+      axpy(&ws.dPq[r], &ws.dQ[o], kInvSqrt3, dk);
+      axpy(&ws.dPk[r], &ws.dK[o], kInvSqrt3, dk);
+      axpy(&ws.dPv[r], &ws.dV[o], kInvSqrt3, dk);
     }
   }
-  // tables -> weights and embeddings
-  gemm_once(D, dk, nvoc, p.E.data(), 1, D, ws.dPq.data(), dk, g.Wq.data(), dk, false);
-  gemm_once(D, dk, nvoc, p.E.data(), 1, D, ws.dPk.data(), dk, g.Wk.data(), dk, false);
-  gemm_once(D, dk, nvoc, p.E.data(), 1, D, ws.dPv.data(), dk, g.Wv.data(), dk, false);
-  gemm_once(nvoc, D, dk, ws.dPq.data(), dk, 1, ws.WqT.data(), D, g.E.data(), D, false);
-  gemm_once(nvoc, D, dk, ws.dPk.data(), dk, 1, ws.WkT.data(), D, g.E.data(), D, true);
-  gemm_once(nvoc, D, dk, ws.dPv.data(), dk, 1, ws.WvT.data(), D, g.E.data(), D, true);
+}
 
-  const double n = static_cast<double>(B) * T;
-  metrics.loss = loss / n;
-  metrics.accuracy = static_cast<double>(correct) / n;
+// Tables' gradients to the weights' and the embeddings': dWq = E^T dPq (k, v alike),
+// dE = dPq Wq^T + dPk Wk^T + dPv Wv^T.
+void weight_gradients(const Params<float>& p, FloatScratch& ws, Params<float>& g) {
+  const int dk = p.dims.dk, D = p.dims.D, nvoc = p.dims.vocab();
+  product(D, dk, nvoc, columns_of(p.E.data(), D), ws.dPq.data(), g.Wq.data());
+  product(D, dk, nvoc, columns_of(p.E.data(), D), ws.dPk.data(), g.Wk.data());
+  product(D, dk, nvoc, columns_of(p.E.data(), D), ws.dPv.data(), g.Wv.data());
+  product(nvoc, D, dk, rows_of(ws.dPq.data(), dk), ws.WqT.data(), g.E.data());
+  product(nvoc, D, dk, rows_of(ws.dPk.data(), dk), ws.WkT.data(), g.E.data(), true);
+  product(nvoc, D, dk, rows_of(ws.dPv.data(), dk), ws.WvT.data(), g.E.data(), true);
+}
+
+void fill_metrics(const Params<float>& p, const Batch& batch, const LogitSpec& spec,
+                  const StepSums& sums, const Params<float>& g, FloatScratch& ws,
+                  StepMetrics& metrics) {
+  const double n = static_cast<double>(batch.B) * p.dims.T;
+  const AttentionTally& tally = sums.tally;
+  metrics.loss = sums.loss / n;
+  metrics.accuracy = static_cast<double>(sums.correct) / n;
   metrics.entropy = tally.entropySum / n;
   metrics.saturatedFraction = static_cast<double>(tally.saturated) / n;
   metrics.gradNormWq = std::sqrt(sum_squares(g.Wq));
   metrics.gradNormWk = std::sqrt(sum_squares(g.Wk));
   metrics.maxLogit = tally.maxAbsLogit;
   metrics.minRowEntropy = tally.minRowEntropy;
-  metrics.entropyFloor = entropy_lower_bound(T, tally.maxCentredNorm);
+  metrics.entropyFloor = entropy_lower_bound(p.dims.T, tally.maxCentredNorm);
   metrics.weightBound = weight_bound(p, batch, spec, tally.maxQ2, tally.maxK2, ws);
+}
+
+}  // namespace
+
+void float_loss_and_grad(const Params<float>& p, const Batch& batch, const LogitSpec& spec,
+                         Format fmt, Params<float>& g, StepMetrics& metrics, FloatScratch& ws) {
+  begin_step(p, spec, g, ws);
+  const float invN = static_cast<float>(1.0 / (static_cast<double>(batch.B) * p.dims.T));
+  StepSums sums;
+  for (int e = 0; e < batch.B; ++e) {
+    forward_attention(p, batch, e, spec, fmt, ws, &sums.tally);
+    tally_weights(ws.S.data(), p.dims.T, ws.tmp.data(), sums.tally);
+    cross_entropy(p, batch, e, invN, ws, sums);
+    backward_attention(p, spec, e, g, ws);
+    scatter_rows(p.dims, batch, e, ws);
+  }
+  weight_gradients(p, ws, g);
+  fill_metrics(p, batch, spec, sums, g, ws, metrics);
 }
 
 }  // namespace attnscale::train

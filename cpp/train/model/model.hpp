@@ -1,5 +1,5 @@
 // Internals of the trainer shared with the tests: the task generator, the initialiser, the
-// optimized float32 forward/backward and the plain double-precision reference of the same model.
+// optimized float32 forward/backward (its plain double-precision reference is in reference/).
 // See train.hpp for the model and task definition.
 #pragma once
 
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/logit_schemes.hpp"
+#include "gemm/gemm.hpp"
 #include "precision/format.hpp"
 
 namespace attnscale::train {
@@ -98,7 +99,7 @@ struct FloatScratch {
   std::vector<float> WqT, WkT, WvT, WoT;
   std::vector<float> Q, K, V, Kt, Vt, S, O, Z, dZ, dO, dP, dQ, dK, dV;
   std::vector<float> Qn, Kn, rq, rk;  // QK-norm: normalized rows before the gain, 1/sqrt(var + eps)
-  std::vector<float> Th;              // soft-cap: tanh(u / c) of every logit
+  std::vector<float> Th;              // soft-cap: the rounded q.k of every logit, then its slope
   std::vector<float> Mw;              // weight_bound.hpp's scratch, 3 D x D
   std::vector<float> tmp;
   void resize(const Dims& d);
@@ -116,14 +117,8 @@ void float_attention(const Params<float>& p, const Batch& batch, int e, const Lo
                      Format fmt, float* out, FloatScratch& ws, float* q = nullptr,
                      float* k = nullptr);
 
-// C = A B, D x D, with A(i, k) = A[i ars + k acs] (D x K) and B (K x D) row-major: kernels.hpp's
-// gemm through the model's one out-of-line copy (weight_bound.cpp's products).
-void square_product(int D, int K, const float* A, std::ptrdiff_t ars, std::ptrdiff_t acs,
-                    const float* B, float* C);
-
-// Plain double-precision reference: loss (mean cross-entropy) and, if grads != nullptr, the
-// gradients of every parameter. No rounding emulation (fp32 semantics only).
-double reference_loss_and_grad(const Params<double>& p, const Batch& batch, const LogitSpec& spec,
-                               Params<double>* grads);
+// C = A B, D x D, with A (D x K, or its transpose) and B (K x D) row-major: the engine's
+// bit-exact GEMM (gemm/gemm.hpp), as every product of the model (weight_bound.cpp's products).
+void square_product(int D, int K, MatrixView A, const float* B, float* C);
 
 }  // namespace attnscale::train

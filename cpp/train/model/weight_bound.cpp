@@ -60,16 +60,16 @@ double qk_spectral_bound(const float* Wq, const float* WkT, int D, int dk, int s
   float* M = scratch;
   float* H = scratch + DD;
   float* H2 = scratch + 2 * DD;
-  square_product(D, dk, Wq, dk, 1, WkT, M);  // M = W_q W_k^T
+  square_product(D, dk, {Wq, dk}, WkT, M);  // M = W_q W_k^T
   int e = 0;
   bool zero = false;
   if (!normalise(M, DD, e, zero)) return zero ? 0.0 : std::numeric_limits<double>::quiet_NaN();
-  long long x = 2LL * e;                // M^T M = H 2^x
-  square_product(D, D, M, 1, D, M, H);  // H = M^T M (scaled)
+  long long x = 2LL * e;                     // M^T M = H 2^x
+  square_product(D, D, {M, D, true}, M, H);  // H = M^T M (scaled)
   for (int s = 0; s < squarings; ++s) {
     if (!normalise(H, DD, e, zero)) return zero ? 0.0 : std::numeric_limits<double>::quiet_NaN();
     x += e;
-    square_product(D, D, H, D, 1, H, H2);
+    square_product(D, D, {H, D}, H, H2);
     std::swap(H, H2);
     x *= 2;  // G^(2^(s+1)) = H 2^x
   }

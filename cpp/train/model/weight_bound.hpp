@@ -14,11 +14,11 @@ inline constexpr int kSpectralSquarings = 2;
 // W_k^T, dk x D row-major). With G = M^T M (eigenvalues l_1 >= ... >= l_D >= 0) and m = 2^(q+1)
 // after q squarings, trace(G^m) = sum l_i^m lies in [l_1^m, D l_1^m], so
 //   ||M||_2 <= trace(G^m)^(1/(2m)) <= D^(1/(2m)) ||M||_2     (q = 2, m = 8: at most 29.7 % above).
-// Products in float32 with kernels.hpp's gemm, each matrix rescaled by an exact power of two
-// before it is squared; the roots by IEEE sqrt: the same bits in every build. It bounds the norm
-// of the float32 M up to that rounding (relative ~1e-6; tests/cpp/train/test_train_weight_bound.cpp
-// measures it against a double Jacobi eigensolver). NaN when a weight is not finite, 0 when M = 0.
-// scratch: 3 D^2 floats.
+// Products in float32 with the engine's GEMM (gemm/gemm.hpp), each matrix rescaled by an exact
+// power of two before it is squared; the roots by IEEE sqrt: the same bits in every build. It
+// bounds the norm of the float32 M up to that rounding (relative ~1e-6;
+// tests/cpp/train/test_train_weight_bound.cpp measures it against a double Jacobi eigensolver). NaN
+// when a weight is not finite, 0 when M = 0. scratch: 3 D^2 floats.
 double qk_spectral_bound(const float* Wq, const float* WkT, int D, int dk, int squarings,
                          float* scratch);
 

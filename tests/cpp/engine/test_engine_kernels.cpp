@@ -1,4 +1,5 @@
-// Kernels against their plain references: GEMM, exp/log, counter-based normals, softmax rows.
+// Kernels against their plain references: GEMM, exp/log, counter-based normals, softmax rows and
+// their backward, the row entropy.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -173,6 +174,96 @@ TEST(EngineSoftmaxRow, JacobianClosedFormMatchesExplicitMatrix) {
     const double got = std::sqrt(jacobian_norm_squared(p.data(), 40));
     // Float lanes sum ≤ 40 non-negative terms: relative error ≤ 40 · 6e-8 ≈ 2.4e-6, so 5e-6.
     EXPECT_NEAR(got, want, 5e-6 * want + 1e-30) << spread;
+  }
+}
+
+// The softmax in double: p = exp(z − max z) / Σ exp(z − max z).
+std::vector<double> softmax_double(const std::vector<float>& z) {
+  double m = -std::numeric_limits<double>::infinity(), sum = 0;
+  for (float x : z) m = std::max(m, static_cast<double>(x));
+  std::vector<double> p(z.size());
+  for (std::size_t j = 0; j < z.size(); ++j) sum += (p[j] = std::exp(z[j] - m));
+  for (double& x : p) x /= sum;
+  return p;
+}
+
+// Both orders of summing the exps against the double softmax. Tolerance 1e-6 absolute: exp_fast
+// is within 2 ulp, and a float sum of <= 100 terms in (0, 1] is off by <= 100 · 6e-8 relative.
+TEST(EngineSoftmaxRow, BothSumOrdersMatchTheDoubleSoftmax) {
+  std::mt19937 gen(11);
+  for (int n : {8, 13, 64, 100}) {
+    std::normal_distribution<float> dist(0.0f, 3.0f);
+    std::vector<float> z(n), lanes(n), ordered(n);
+    for (float& x : z) x = dist(gen);
+    softmax_row(z.data(), n, true, Format{}, lanes.data());
+    softmax_row<IndexOrderSums>(z.data(), n, true, Format{}, ordered.data());
+    const std::vector<double> want = softmax_double(z);
+    for (int j = 0; j < n; ++j) {
+      EXPECT_NEAR(lanes[j], want[j], 1e-6) << n << " " << j;
+      EXPECT_NEAR(ordered[j], want[j], 1e-6) << n << " " << j;
+    }
+  }
+}
+
+// In index order the exps are added one after another (tolerance: none, the same float sum), and
+// an exp below FLT_MIN is 0; the engine's order keeps it subnormal.
+TEST(EngineSoftmaxRow, IndexOrderSumsInOrderAndFlushesSubnormalExps) {
+  std::vector<float> z = {0.0f, 1.0f, -2.0f, 0.5f, -88.0f, 3.0f, 0.25f, -1.0f, 2.0f};
+  const int n = static_cast<int>(z.size());
+  std::vector<float> p(n), lanes(n);
+  softmax_row<IndexOrderSums>(z.data(), n, true, Format{}, p.data());
+  softmax_row(z.data(), n, true, Format{}, lanes.data());
+  EXPECT_EQ(p[4], 0.0f);
+  EXPECT_GT(lanes[4], 0.0f);
+  float sum = 0.0f;
+  std::vector<float> e(n);
+  for (int j = 0; j < n; ++j) {
+    float lane[simd::W] = {z[j] - 3.0f};
+    simd::storeu(lane, simd::exp_fast(simd::loadu(lane)));
+    e[j] = j == 4 ? 0.0f : lane[0];
+    sum = sum + e[j];
+  }
+  for (int j = 0; j < n; ++j) EXPECT_EQ(p[j], e[j] / sum) << j;
+}
+
+// dS = p ⊙ (dp − ⟨p, dp⟩) · slope · scale · after against double (tolerance 1e-6 relative to the
+// largest term: float products and a float dot product of 40 terms).
+TEST(EngineSoftmaxBackward, MatchesTheDoubleJacobianProduct) {
+  std::mt19937 gen(5);
+  std::normal_distribution<float> dist;
+  const int n = 40;
+  std::vector<float> z(n), p(n), dp(n), slope(n), ds(n);
+  for (int j = 0; j < n; ++j) z[j] = dist(gen), dp[j] = dist(gen), slope[j] = 0.5f + 0.01f * j;
+  softmax_row(z.data(), n, true, Format{}, p.data());
+  const std::vector<const float*> slopes = {nullptr, slope.data()};
+  for (const float* s : slopes)
+    for (float after : {1.0f, 2.5f}) {
+      softmax_backward_row(p.data(), dp.data(), n, s, 0.125f, after, ds.data());
+      double r = 0;
+      for (int j = 0; j < n; ++j) r += static_cast<double>(p[j]) * dp[j];
+      for (int j = 0; j < n; ++j) {
+        const double want = p[j] * (dp[j] - r) * (s ? s[j] : 1.0) * 0.125 * after;
+        EXPECT_NEAR(ds[j], want, 1e-6) << j;
+      }
+    }
+}
+
+// The trainer's entropy against −Σ p ln p in double (tolerance 1e-6 relative: log_fast_normal is
+// within 2 ulp of each float term), and equal to weight_row_stats' to 1e-6 (its float lanes).
+TEST(EngineSoftmaxRow, EntropyInIndexOrderMatchesDouble) {
+  std::mt19937 gen(9);
+  for (float spread : {0.1f, 1.0f, 8.0f, 30.0f}) {
+    std::normal_distribution<float> dist(0.0f, spread);
+    const int n = 37;
+    std::vector<float> z(n), p(n), tmp(n + simd::W);
+    for (float& x : z) x = dist(gen);
+    softmax_row(z.data(), n, true, Format{}, p.data());
+    double want = 0;
+    for (float x : p)
+      if (x > std::numeric_limits<float>::min()) want -= x * std::log(static_cast<double>(x));
+    const double got = entropy_in_index_order(p.data(), n, tmp.data());
+    EXPECT_NEAR(got, want, 1e-6 * want + 1e-12) << spread;
+    EXPECT_NEAR(weight_row_stats(p.data(), n).entropy, got, 1e-6 * want + 1e-7) << spread;
   }
 }
 

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "reference/reference_train.hpp"
 #include "train/model/model.hpp"
 #include "train/train.hpp"
 

@@ -1,46 +1,34 @@
 // Plain double-precision reference of the trainer's model (forward + hand-written backward),
 // written independently of the optimized path: no projected vocabulary tables, no transposed
-// copies, no SIMD, std::exp / std::log / std::tanh. Used by the gradient checks
-// (tests/cpp/train/test_train_grad.cpp).
+// copies, no SIMD, std::exp / std::log / std::tanh; QK-norm is the engine's reference
+// (kernels/qk_norm.hpp). Used by the gradient checks (tests/cpp/train/test_train_grad.cpp).
+#include "reference/reference_train.hpp"
+
 #include <algorithm>
 #include <cmath>
 
-#include "train/model/model.hpp"
+#include "kernels/qk_norm.hpp"
 
 namespace attnscale::train {
 
 namespace {
 
-// One row x (length n) -> y = gain * norm(x); keeps norm(x) and 1/sqrt(var + eps) for the backward.
+// One row x (length n) -> y = gain * x^ with the engine's reference QK-norm; keeps x^ and
+// 1/sqrt(var + eps) for the backward.
 void qk_norm_row(QkNorm kind, const double* gain, const double* x, double* y, double* normed,
                  double& r, int n) {
-  double mean = 0;
-  if (kind == QkNorm::layer) {
-    for (int c = 0; c < n; ++c) mean += x[c];
-    mean /= n;
-  }
-  double var = 0;
-  for (int c = 0; c < n; ++c) var += (x[c] - mean) * (x[c] - mean);
-  r = 1.0 / std::sqrt(var / n + static_cast<double>(kQkNormEps));
-  for (int c = 0; c < n; ++c) {
-    normed[c] = (x[c] - mean) * r;
-    y[c] = normed[c] * gain[c];
-  }
+  r = normalize_row_reference(kind, x, n, normed);
+  for (int c = 0; c < n; ++c) y[c] = normed[c] * gain[c];
 }
 
 // dy (gradient of y) -> dx, adding the gain's gradient to dgain.
 void qk_norm_row_backward(QkNorm kind, const double* gain, const double* normed, double r,
                           const double* dy, double* dx, double* dgain, int n) {
-  double mean = 0, dot = 0;
   for (int c = 0; c < n; ++c) {
     if (dgain) dgain[c] += dy[c] * normed[c];
-    const double dn = dy[c] * gain[c];
-    mean += dn;
-    dot += dn * normed[c];
+    dx[c] = dy[c] * gain[c];
   }
-  mean = kind == QkNorm::layer ? mean / n : 0.0;
-  dot /= n;
-  for (int c = 0; c < n; ++c) dx[c] = r * (dy[c] * gain[c] - mean - normed[c] * dot);
+  normalize_row_backward_reference(kind, normed, r, n, dx);
 }
 
 }  // namespace
