@@ -5,9 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDealer } from '../../../web/src/compute/dealer.js';
-import { createEngineClient } from '../../../web/src/compute/engine-client.js';
 import { sweepTasks } from '../../../web/src/compute/sweep-tasks.js';
-import { fakeWorker } from './fake-worker.js';
+import { fakeClient } from './fake-worker.js';
 
 /** After the promises resolved now have run their callbacks. */
 const tick = () =>
@@ -99,17 +98,7 @@ test("a sweep's tasks: up to two estimates or one exact task per Worker, the nex
 
 /** A client over a foreground Worker and one sweep Worker, and a session recording what reaches the page. */
 function setup() {
-  const fg = fakeWorker('fg');
-  const background = [];
-  const client = createEngineClient(
-    fg,
-    () => {
-      const w = fakeWorker(`bg${background.length}`);
-      background.push(w);
-      return w;
-    },
-    { sweepWorkers: 1 },
-  );
+  const { client, fg, background } = fakeClient();
   const seen = [];
   const session = client.openSession({
     layerRow: (m) => seen.push(['row', m.part, m.value]),

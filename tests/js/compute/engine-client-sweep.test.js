@@ -4,23 +4,12 @@
 // a newer sweep cancels the older one's tasks everywhere first.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createEngineClient } from '../../../web/src/compute/engine-client.js';
-import { fakeWorker } from './fake-worker.js';
+import { fakeClient } from './fake-worker.js';
 
 const DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
 
 function setup() {
-  const fg = fakeWorker('fg');
-  const background = [];
-  const client = createEngineClient(
-    fg,
-    () => {
-      const w = fakeWorker(`bg${background.length}`);
-      background.push(w);
-      return w;
-    },
-    { sweepWorkers: 1 },
-  );
+  const { client, fg, background } = fakeClient();
   const seen = { points: [], done: 0 };
   const session = client.openSession({
     sweepPoints: (m) => seen.points.push([m.dk, m.estimate]),
