@@ -117,7 +117,8 @@ describe('Test yourself', () => {
     await page.waitForFunction(() => /quiz=7/.test(location.search));
 
     await page.reload();
-    await page.waitForSelector(DRAWN, { timeout: 60000 });
+    // Drawn, and the address's set applied (the panels mount one task at a time, the URL after them).
+    await page.waitForSelector(`${DRAWN}[data-quiz="7"]`, { timeout: 60000 });
     assert.equal(await page.locator('[data-stat="score"]').textContent(), score, 'the score survives');
     assert.match(await first.locator('.predict-last').textContent(), /^Your last check of these numbers: /);
     assert.equal(await first.locator('input[type="radio"]').first().isChecked(), true, 'the last prediction');
