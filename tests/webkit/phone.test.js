@@ -104,7 +104,8 @@ describe('webkit on a phone', () => {
       assert.equal(moved, to, `${name}: the finger moved the thumb from stop ${s.value} to ${to}`);
       await driver.waitFor(
         (n, b) => {
-          const dk = document.querySelector('[data-dock] output').textContent.trim();
+          // The dock's value names its field: "d_k = 128".
+          const dk = document.querySelector('[data-dock] output').textContent.replace('d_k =', '').trim();
           const query = document.getElementById('app').dataset.resultQuery ?? '';
           return (
             new RegExp(`(^|&)dk=${dk}(&|$)`).test(query) &&
