@@ -12,6 +12,7 @@ import { PAGE_LIMITS } from '../state/state.js';
 import { fmt } from '../ui/format.js';
 import { scaleLabel } from '../state/choices.js';
 import '../styles/embed-dialog.css';
+import { copyText } from '../ui/clipboard.js';
 
 const CONTROL_CHOICES = [
   { id: 'none', label: 'none', fields: null },
@@ -25,22 +26,6 @@ const THEME_CHOICES = [
 ];
 
 let dialog = null;
-
-async function copyText(text, textarea) {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    /* no permission or no clipboard API: select and copy */
-  }
-  textarea.focus();
-  textarea.select();
-  try {
-    return document.execCommand('copy');
-  } catch {
-    return false;
-  }
-}
 
 /** The picture a chart downloads, for the Markdown route: its GIF where it has one, else its SVG. */
 const pictureOf = (name) => (PANELS[name]?.meta?.gif ? 'gif' : 'svg');

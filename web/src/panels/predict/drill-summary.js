@@ -2,23 +2,7 @@
 // prediction and its verdict (as text, in a read-only field with a Copy button).
 import { h, uniquePrefix } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
-
-/** Copies `text`: the clipboard API, or the field selected and the browser's copy command. */
-async function copyText(text, field) {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    /* no permission or no clipboard API: select and copy */
-  }
-  field.focus();
-  field.select();
-  try {
-    return document.execCommand('copy');
-  } catch {
-    return false;
-  }
-}
+import { copyText } from '../../ui/clipboard.js';
 
 /** The summary's text. */
 export function summaryText({ seed, cards, store, score }) {
