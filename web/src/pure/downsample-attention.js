@@ -5,7 +5,10 @@
 // and shows the LARGEST weight in its block, so a sharp (saturated) attention pattern stays
 // visible. A block containing any NaN/±inf weight is NaN: "non-finite" wins over every value.
 
-export function downsampleAttention(attention, T, maxSide = 256) {
+/** The side of a heatmap as the page draws it: a run's, its contrast's, a report's head. */
+export const HEATMAP_SIDE = 256;
+
+export function downsampleAttention(attention, T, maxSide = HEATMAP_SIDE) {
   const b = Math.max(1, Math.ceil(T / maxSide));
   const n = Math.ceil(T / b);
   // One cell per weight: the matrix itself (no copy; the Worker transfers it to the page).

@@ -2,9 +2,7 @@
 // and per-row arrays, and the attention matrix reduced for display, the heatmap panel's part),
 // then the backward's gradient norms. The engine's arrays are the Worker's own copies: they move
 // to the page (transfer), never copied.
-import { downsampleAttention } from '../../pure/downsample-attention.js';
-
-const HEATMAP_SIDE = 256;
+import { downsampleAttention, HEATMAP_SIDE } from '../../pure/downsample-attention.js';
 
 /** Plain scalars of a run result (numbers, strings, null) plus the nonFinite counts. */
 function scalarsOf(r) {

@@ -1,9 +1,7 @@
 // The heatmap's Worker job for its contrast: the page's setting run again with the other choice of
 // scale (contrast.js), forward only, its weights reduced for display as the run's are. One step: a
 // newer request replaces it (latest wins).
-import { downsampleAttention } from '../../pure/downsample-attention.js';
-
-const HEATMAP_SIDE = 256;
+import { downsampleAttention, HEATMAP_SIDE } from '../../pure/downsample-attention.js';
 
 function contrastJob(engine, { session, id, cfg }, post) {
   return {

@@ -3,11 +3,9 @@
 // request or the page's own run is seen between heads; each head's scalars are posted when done.
 // The detail of one head: its per-row arrays and weights, then the precision table, one format
 // and max subtraction per slice. No DOM.
-import { downsampleAttention } from '../../pure/downsample-attention.js';
+import { downsampleAttention, HEATMAP_SIDE } from '../../pure/downsample-attention.js';
 import { keyHeadFor } from '../../tensors/pair-heads.js';
 import { formatsByRange } from './report-stats.js';
-
-const HEATMAP_SIDE = 256;
 
 /** A head's report without its arrays (histograms, rows, weights): what the grid and the CSV use. */
 function scalarsOf(r) {
