@@ -62,7 +62,7 @@ export function showUnavailable(panelEls) {
   }
 }
 
-/** The short summary a panel keeps for its charts (charts/panel-frame.js). */
+/** The short summary a panel keeps for its charts (frame/panel-frame.js). */
 export const panelSummary = (el) => el?.querySelector('[data-panel-summary]')?.textContent ?? '';
 
 /**

@@ -4,8 +4,8 @@
 // chart, whose x axis is d_k, shows the measured points up to the frame's d_k on the axes of the
 // whole sweep, with its marker at that d_k. Each frame is the PNG download's picture (title,
 // legend, charts) in CSS pixels, with the frame's d_k printed on it.
-import { composePng } from '../charts/export.js';
-import { panelExports } from '../charts/panel-exports.js';
+import { composePng } from './png-export.js';
+import { panelExports } from './panel-exports.js';
 import { readPalette } from '../charts/uplot-chart.js';
 
 const PAD = 12;

@@ -1,9 +1,9 @@
-// A panel's charts as one SVG file, laid out as the PNG download is (charts/export.js): title,
+// A panel's charts as one SVG file, laid out as the PNG download is (png-export.js): title,
 // legend, then every chart with its subtitle, in the page's colours. Vector throughout: lines,
 // points and axes are paths, every word is <text>; only a heatmap's cells stay an image.
 import { download } from '../ui/dom.js';
 import { readPalette, uPlot } from '../charts/uplot-chart.js';
-import { legendDash } from '../charts/export.js';
+import { legendDash } from './png-export.js';
 import { chartSvg } from './svg-chart.js';
 import { tag, esc, fontAttrs, strokeAttrs } from './svg-canvas.js';
 

@@ -3,7 +3,7 @@
 // from the exact points: compute/jobs/sweep.js), and on the right axis (0..1) the mean largest
 // weight per row and the fraction of saturated rows.
 import { log2Axis, axis } from '../../charts/uplot-chart.js';
-import { mountSweepPanel } from '../../charts/sweep-panel.js';
+import { mountSweepPanel } from '../../frame/sweep-panel.js';
 import { fmt } from '../../ui/format.js';
 import { scaleLabel } from '../../state/choices.js';
 import { meta } from './meta.js';

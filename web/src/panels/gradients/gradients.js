@@ -3,7 +3,7 @@
 //  (b) RMS gradient reaching Q and K vs d_k, three scalings;
 //  (c) every row of the current setting, sorted by its Jacobian norm, with the mean and median:
 //      the honest view — a mean can sit well above what most rows get.
-import { panelFrame } from '../../charts/panel-frame.js';
+import { panelFrame } from '../../frame/panel-frame.js';
 import { createChart, log2Axis, logYAxis, axis, scaleColorKey, alpha } from '../../charts/uplot-chart.js';
 import { createSweepCharts } from '../../charts/sweep-chart.js';
 import { uPlot } from '../../charts/uplot-chart.js';

@@ -2,7 +2,7 @@
 // on a log scale. The image is painted into the plot area of a uPlot (its axes give the indices);
 // a second small uPlot carries the colour scale. Non-finite weights (NaN/±inf) have their own
 // colour; masked (exactly zero) weights another. Large T is max-pooled in the Worker.
-import { panelFrame } from '../../charts/panel-frame.js';
+import { panelFrame } from '../../frame/panel-frame.js';
 import { createChart, axis, drawImageInPlot } from '../../charts/uplot-chart.js';
 import { fmt, axisNum } from '../../ui/format.js';
 import { scaleLabel } from '../../state/choices.js';

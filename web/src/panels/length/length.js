@@ -2,7 +2,7 @@
 // seed 1, engine.sweepSeqLen): 1/√d_k alone and with Scalable-Softmax's length factor s·ln n
 // (s = 0.43), for i.i.d. q and k and for q and k with correlation 0.5 (each query has one key that
 // matches it). Entropy with its ceiling ln T, and the mean largest weight of a row.
-import { panelFrame } from '../../charts/panel-frame.js';
+import { panelFrame } from '../../frame/panel-frame.js';
 import { axis } from '../../charts/uplot-chart.js';
 import { createStudy, studyChart } from '../../charts/study.js';
 import { h } from '../../ui/dom.js';

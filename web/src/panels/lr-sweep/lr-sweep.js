@@ -5,7 +5,7 @@
 // and the largest logit against the step, and gives each copy's LR sensitivity,
 // E_η[min(ℓ(η), ℓ₀) − ℓ*] (lr-sensitivity.js). The runs start on a click, go to the Workers
 // (lr-sweep-runs.js), draw as they finish and can be cancelled.
-import { panelFrame } from '../../charts/panel-frame.js';
+import { panelFrame } from '../../frame/panel-frame.js';
 import { h } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
 import { LR_GRID, lrSensitivity } from './lr-sensitivity.js';

@@ -2,7 +2,7 @@
 // (logits → exp → weights → output), for the current setting and for three reference softmax
 // variants run on the same inputs (two-pass without max subtraction, two-pass with it, online),
 // plus the first stage that broke and how far the online softmax is from the two-pass one.
-import { panelFrame } from '../../charts/panel-frame.js';
+import { panelFrame } from '../../frame/panel-frame.js';
 import { createChart, axis } from '../../charts/uplot-chart.js';
 import { uPlot } from '../../charts/uplot-chart.js';
 import { h } from '../../ui/dom.js';

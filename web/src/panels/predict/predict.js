@@ -5,7 +5,7 @@
 // generator (questions.js): quiz=<seed> gives a whole class the same set, "New numbers" another.
 // The score and the last predictions stay in this browser (drill-store.js). The drill's settings
 // live in the URL beside the page's (urlState, drill-params.js).
-import { panelFrame } from '../../charts/panel-frame.js';
+import { panelFrame } from '../../frame/panel-frame.js';
 import { h, uniquePrefix } from '../../ui/dom.js';
 import { serializeChanged, noticeText, PAGE_LIMITS } from '../../state/state.js';
 import { meta } from './meta.js';

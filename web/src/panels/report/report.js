@@ -2,8 +2,8 @@
 // every head analyzed in the Workers (engine.analyze, one layer per Worker at a time), a layers ×
 // heads grid coloured by the chosen statistic, one head in full on a click, what-if settings that
 // recompute the grid, a CSV of every head and a sentence that sums the model up. Nothing is sent.
-import { panelFrame } from '../../charts/panel-frame.js';
-import { downloadCsv } from '../../charts/export.js';
+import { panelFrame } from '../../frame/panel-frame.js';
+import { downloadCsv } from '../../export/csv-export.js';
 import { h, uniquePrefix } from '../../ui/dom.js';
 import { meta } from './meta.js';
 import { openModel } from './model-source.js';

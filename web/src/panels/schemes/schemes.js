@@ -4,7 +4,7 @@
 // same with correlation 0.5). One chart per assumption; the reader picks the statistic shown. The
 // study's setup and its schemes are data (state/study-presets.js: SCHEMES_STUDY); the scalings, the
 // engine's schema.
-import { panelFrame } from '../../charts/panel-frame.js';
+import { panelFrame } from '../../frame/panel-frame.js';
 import { logYAxis, axis } from '../../charts/uplot-chart.js';
 import { createStudy, studyChart } from '../../charts/study.js';
 import { h } from '../../ui/dom.js';

@@ -2,7 +2,7 @@
 // (solid, points) and theory (dashed: the engine's rawLogitStdTheory × scale factor, which follows
 // the mean/std/correlation the reader sets). The current setting is marked.
 import { log2Axis, logYAxis } from '../../charts/uplot-chart.js';
-import { mountSweepPanel } from '../../charts/sweep-panel.js';
+import { mountSweepPanel } from '../../frame/sweep-panel.js';
 import { fmt } from '../../ui/format.js';
 import { scaleLabel } from '../../state/choices.js';
 import { meta } from './meta.js';

@@ -1,7 +1,7 @@
 // Chart 1 — logit spread: histograms of the raw logits q·k and of the scaled logits fed to the
 // softmax, as densities on one axis, with ±σ marks and, when they are in view, the format's
 // largest finite value and the exp-overflow threshold ln(max).
-import { panelFrame } from '../../charts/panel-frame.js';
+import { panelFrame } from '../../frame/panel-frame.js';
 import { createChart, axis, alpha, drawVLine, scaleColorKey } from '../../charts/uplot-chart.js';
 import { uPlot } from '../../charts/uplot-chart.js';
 import { fmt } from '../../ui/format.js';

@@ -2,7 +2,7 @@
 // smallest d_k at which a NaN or an infinity first appears, and at which stage. Computed in a
 // background Worker (worker.js 'thresholds', thresholds-job.js) at the page's T (capped),
 // seed and distribution; the table fills in one format at a time.
-import { panelFrame } from '../../charts/panel-frame.js';
+import { panelFrame } from '../../frame/panel-frame.js';
 import { h } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
 import { formatOf, scaleLabel } from '../../state/choices.js';

@@ -18,7 +18,7 @@
 // The parts: controls.js (what the reader sets), charts.js, heat.js and table.js (what is drawn),
 // run-data.js (the run as received), loop.js (the loop between them and the Worker); this file
 // holds the panel's state and turns the settings and the page's fields into the trainer's config.
-import { panelFrame } from '../../charts/panel-frame.js';
+import { panelFrame } from '../../frame/panel-frame.js';
 import { h, uniquePrefix } from '../../ui/dom.js';
 import {
   copiesField,

@@ -3,7 +3,7 @@
 // chart (sweep-chart.js), a caption of the current setting and a text alternative that ends with
 // each scaling's value at the largest d_k swept. The panel gives what differs as a spec.
 import { panelFrame } from './panel-frame.js';
-import { createSweepCharts } from './sweep-chart.js';
+import { createSweepCharts } from '../charts/sweep-chart.js';
 import { scalingsOf } from '../state/choices.js';
 
 /**

@@ -1,34 +1,10 @@
-// A panel's downloads: its data as CSV (numbers as JavaScript writes them, non-finite values by
-// name) and its charts as one PNG (title, legend, every chart stacked, in the page's colours).
+// A panel's charts as one PNG (title, legend, every chart stacked, in the page's colours).
 import { download } from '../ui/dom.js';
+import { readPalette } from '../charts/uplot-chart.js';
 
-/** A legend swatch's dash pattern in px (panel-frame.js's legend: `dash`), and its kind's shape. */
+/** A legend swatch's dash pattern in px (frame/panel-frame.js's legend: `dash`), and its kind's shape. */
 const LEGEND_DASHES = Object.freeze({ dashed: [6, 4], dotted: [2, 3], dashdot: [6, 2, 1, 2] });
 export const legendDash = (it) => LEGEND_DASHES[it.kind === 'vline' ? 'dotted' : it.dash] ?? [];
-import { readPalette } from './uplot-chart.js';
-
-function csvCell(v) {
-  if (v === null || v === undefined) return '';
-  const s =
-    typeof v === 'number'
-      ? Number.isFinite(v)
-        ? String(v)
-        : Number.isNaN(v)
-          ? 'NaN'
-          : v > 0
-            ? 'Infinity'
-            : '-Infinity'
-      : String(v);
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-function toCsv(rows) {
-  return `${rows.map((r) => r.map(csvCell).join(',')).join('\r\n')}\r\n`;
-}
-
-export function downloadCsv(rows, filename) {
-  download(new Blob([toCsv(rows)], { type: 'text/csv;charset=utf-8' }), filename);
-}
 
 /** Compose a PNG: background, title, legend, then every chart canvas of the panel, stacked. */
 export function composePng(el, charts, title, legend) {

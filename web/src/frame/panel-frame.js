@@ -1,12 +1,10 @@
 // The frame of every chart panel: title, PNG, CSV, SVG and GIF buttons, description, legend,
 // readouts, caption, progress line and the charts' text alternative; the panel fills in its body.
-// The SVG and GIF exporters (web/src/export/) load on their first click.
 import { h } from '../ui/dom.js';
 import { fmt } from '../ui/format.js';
-import { panelExports } from './panel-exports.js';
-// The PNG and CSV writers load on their first click, as the SVG and GIF ones do: a chart that is
-// only looked at never downloads them.
-const exporters = () => import('./export.js');
+import { panelExports } from '../export/panel-exports.js';
+// The writers (web/src/export/) load on their first click: a chart that is only looked at never
+// downloads them.
 
 /**
  * The panel frame. Returns the elements a panel fills in.
@@ -67,13 +65,16 @@ export function panelFrame(el, { name, title, description, legend = [], readouts
     const image = () => ({ el, name, title, legend: exports.legend?.() ?? legend, exports });
     actions.append(
       button('PNG', 'chart as PNG', () =>
-        exporters().then(
+        import('../export/png-export.js').then(
           (m) => m.exportPng(el, exports.png(), title, exports.legend?.() ?? legend, `attnscale-${name}.png`),
           reportError,
         ),
       ),
       button('CSV', 'data as CSV', () =>
-        exporters().then((m) => m.downloadCsv(exports.csv().rows, `attnscale-${name}.csv`), reportError),
+        import('../export/csv-export.js').then(
+          (m) => m.downloadCsv(exports.csv().rows, `attnscale-${name}.csv`),
+          reportError,
+        ),
       ),
       button('SVG', 'chart as SVG', () =>
         import('../export/svg-export.js').then((m) => m.exportSvg(image()), reportError),
