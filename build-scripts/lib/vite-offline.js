@@ -102,7 +102,7 @@ export function offlinePagePlugins() {
       transformIndexHtml: {
         order: 'pre',
         handler(html) {
-          const from = 'src="./src/app/main.js"';
+          const from = 'src="./src/page/main.js"';
           if (!html.includes(from)) throw new Error(`offline build: ${from} not found in index.html`);
           // The favicon too (a file next to the page would not travel with it).
           const icon = `data:image/svg+xml,${encodeURIComponent(readFileSync(here('../../web/src/favicon.svg'), 'utf8').trim())}`;

@@ -1,5 +1,5 @@
 // The Embed dialog's routes, as data: where a reader's snippet goes, one block per route in the
-// dialog (embed-dialog.js loops over them). Each route: id (the block's data-snippet), kind (its
+// dialog (page/embed-dialog.js loops over them). Each route: id (the block's data-snippet), kind (its
 // name in the copy button and the status), title, rows (of its textarea), snippet (the text, from
 // embedSnippets' result), note (parts: text, { code }, { href, text }) and, for the site engines,
 // config (the line that points them at this host). Pure: no DOM (Node tests load it).

@@ -2,4 +2,4 @@
 // A page opened from file:// cannot start a Worker from a file, so the compute Worker is inlined
 // (a blob Worker) and installed as the shared engine client before the page's own entry runs.
 import './install-worker.js';
-import '../app/main.js';
+import '../page/main.js';

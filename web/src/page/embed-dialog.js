@@ -4,14 +4,14 @@
 // copy as a fallback), and the link to the offline single file. Loaded on the first click only.
 import { h } from '../ui/dom.js';
 import { PANELS } from '../panels/index.js';
-import { embeddablePanels } from './embed-options.js';
-import { embedSnippets } from './embed-snippets.js';
-import { ROUTES, cdnBase } from './embed-routes.js';
+import { embeddablePanels } from '../embed/embed-options.js';
+import { embedSnippets } from '../embed/embed-snippets.js';
+import { ROUTES, cdnBase } from '../embed/embed-routes.js';
 import { version } from '../../../package.json';
 import { PAGE_LIMITS } from '../state/state.js';
 import { fmt } from '../ui/format.js';
 import { scaleLabel } from '../state/choices.js';
-import '../styles/embed-dialog.css';
+import './embed-dialog.css';
 import { copyText } from '../ui/clipboard.js';
 
 const CONTROL_CHOICES = [

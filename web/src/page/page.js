@@ -1,6 +1,6 @@
 // The full page: theme, the app mounted in the page's own elements, the URL kept in sync.
 // Loaded by main.js once the compute Worker is on its way.
-import { createApp } from './app.js';
+import { createApp } from '../app/app.js';
 import { initTheme } from '../ui/theme.js';
 import { openFoldsAround } from './folds.js';
 
@@ -65,7 +65,7 @@ try {
   if (embedButton && import.meta.env.MODE !== 'offline') {
     embedButton.hidden = false;
     embedButton.addEventListener('click', async () =>
-      (await import('../embed/embed-dialog.js')).openEmbedDialog(app),
+      (await import('./embed-dialog.js')).openEmbedDialog(app),
     );
   }
 } catch (err) {
