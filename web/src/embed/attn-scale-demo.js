@@ -30,6 +30,7 @@ import { h } from '../ui/dom.js';
 import { noticeBox } from '../ui/notice.js';
 import { fullPageUrl as fullPageFor } from './full-page-url.js';
 import panelsCss from '../styles/panels.css?inline';
+import panelStylesCss from '../panels/index.css?inline';
 import componentCss from '../styles/component.css?inline';
 import dockCss from '../styles/dock.css?inline';
 import touchCss from '../styles/touch.css?inline';
@@ -61,7 +62,7 @@ function shadowSheet() {
   if (!sheet) {
     sheet = new CSSStyleSheet();
     sheet.replaceSync(
-      [panelsCss, componentCss, dockCss, touchCss]
+      [panelsCss, panelStylesCss, componentCss, dockCss, touchCss]
         .join('\n')
         .replace(/(\d*\.?\d+)rem\b/g, 'calc($1 * var(--as-rem))'),
     );

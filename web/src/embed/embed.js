@@ -5,6 +5,7 @@
 // to its parent ({ type: 'attnscale:height', height }) whenever it changes, and links back to the
 // full page with the same state.
 import '../styles/panels.css';
+import '../panels/index.css';
 import '../styles/embed.css';
 import '../styles/dock.css';
 import '../styles/touch.css';

@@ -3,6 +3,7 @@
 import 'virtual:attnscale-katex.css'; // any style KaTeX writes, as classes (strict CSP: no style attributes)
 import 'virtual:attnscale-panel-room.css'; // each panel's room until it is mounted
 import '../styles/panels.css';
+import '../panels/index.css';
 import '../styles/page.css';
 import '../styles/dock.css';
 import '../styles/touch.css';

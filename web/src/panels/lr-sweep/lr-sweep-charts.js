@@ -42,7 +42,7 @@ const copySeries = (copies, points) =>
  */
 export function createLrCharts(host, copies) {
   const cell = (title) => {
-    const d = h('div', { class: 'train-chart' }, h('h4', { class: 'subchart', text: title }));
+    const d = h('div', { class: 'lr-chart' }, h('h4', { class: 'subchart', text: title }));
     host.append(d);
     return d;
   };

@@ -57,7 +57,7 @@ function swatchOf(name) {
 /** The controls: copies, rates, steps, Run / Cancel, and the rate whose logits are drawn. */
 function controls(choices, { onRun, onCancel, onLogitRate }) {
   const boxes = choices.map((c) =>
-    h('label', { class: 'train-copy' }, [
+    h('label', { class: 'copy-choice' }, [
       h('input', { type: 'checkbox', value: c.name, checked: LR_SWEEP_SETUP.copies.includes(c.name) }),
       swatchOf(c.name),
       ` ${c.label}`,
@@ -87,13 +87,13 @@ function controls(choices, { onRun, onCancel, onLogitRate }) {
   });
   const logitRate = h('select', { 'aria-label': 'learning rate of the logit chart', onchange: onLogitRate });
   const el = h('div', { class: 'lr-controls' }, [
-    h('fieldset', { class: 'train-copies' }, [
+    h('fieldset', { class: 'copy-picker' }, [
       h('legend', { text: 'Copies' }),
-      h('div', { class: 'train-copy-list' }, boxes),
+      h('div', { class: 'copy-list' }, boxes),
     ]),
     h('label', {}, ['Learning rates ', rates]),
     h('label', {}, ['Steps per run ', steps]),
-    h('div', { class: 'train-buttons' }, [run, cancel]),
+    h('div', { class: 'lr-buttons' }, [run, cancel]),
     h('label', {}, ['Logits drawn at learning rate ', logitRate]),
   ]);
   const picked = () =>
@@ -208,7 +208,7 @@ export function mount(el, ctx = {}) {
       draw();
     },
   });
-  const table = h('table', { class: 'lr-table train-table' });
+  const table = h('table', { class: 'lr-table' });
   const grid = h('div', { class: 'study-charts' });
   frame.body.append(ui.el, grid, table);
   const charts = createLrCharts(grid, choices);

@@ -14,7 +14,7 @@ import { parseDrillQuery, drillQuery } from './drill-params.js';
 import { drillStore } from './drill-store.js';
 import { questionCard } from './question-view.js';
 import { drillSummary } from './drill-summary.js';
-import drillCss from '../../styles/predict.css?inline';
+import drillCss from './predict.css?inline';
 
 export { meta };
 

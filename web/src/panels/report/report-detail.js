@@ -76,7 +76,7 @@ function buildDetailBox(idPrefix) {
     { class: 'report-rows' },
     h('h4', { class: 'subchart', text: 'Each query row: entropy ÷ ln n (blue) and largest weight (orange)' }),
   );
-  const table = h('table', { class: 'report-precision', 'data-report-precision': '' });
+  const table = h('table', { class: 'report-precision table-scroll', 'data-report-precision': '' });
   const box = h(
     'section',
     { class: 'report-detail', 'data-report-detail': '', hidden: true, 'aria-live': 'polite' },

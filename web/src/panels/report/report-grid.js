@@ -10,7 +10,7 @@ import { SINK_MIN, layerLabel, statPosition } from './report-stats.js';
 export function mountGrid(host, { onPick }) {
   const scale = h('p', { class: 'report-scale', 'data-report-scale': '' });
   const table = h('table', { class: 'report-grid', 'data-report-grid': '' });
-  host.append(h('div', { class: 'report-grid-box' }, table), scale);
+  host.append(h('div', { class: 'report-grid-box table-scroll' }, table), scale);
   let layers = [];
   let cells = []; // [layer][head] → button
   let reports = []; // [layer][head] → report | undefined

@@ -143,7 +143,7 @@ function buildTable(rows, scales, schema) {
   const wrap = h(
     'div',
     {
-      class: 'train-table-wrap',
+      class: 'table-scroll',
       tabindex: '0',
       role: 'region',
       'aria-label': 'Overflow thresholds (scrollable table)',

@@ -154,7 +154,7 @@ function presetsOf(onPreset) {
 function copiesPickerOf(idp, onChange) {
   const boxes = new Map();
   const hintId = `${idp}copies-hint`;
-  const list = h('div', { class: 'train-copy-list' });
+  const list = h('div', { class: 'copy-list' });
   const build = (choices) =>
     list.replaceChildren(
       ...choices.map((c) => {
@@ -170,12 +170,12 @@ function copiesPickerOf(idp, onChange) {
         boxes.set(c.name, input);
         const sw = h('span', { class: 'swatch solid', 'aria-hidden': 'true' });
         sw.style.setProperty('--swatch', `var(--c-${c.name})`);
-        return h('label', { for: id, class: 'train-copy' }, input, sw, h('span', { text: c.label }));
+        return h('label', { for: id, class: 'copy-choice' }, input, sw, h('span', { text: c.label }));
       }),
     );
   const el = h(
     'fieldset',
-    { class: 'control-group train-copies' },
+    { class: 'control-group copy-picker' },
     h('legend', { text: 'Copies to train' }),
     list,
     h('p', {

@@ -21,7 +21,7 @@ const TABLE_COLS = [
 export function createTrainingTable(body, idp) {
   // Scrolls sideways on a narrow screen: focusable and named, so a keyboard can scroll it too.
   const tableWrap = h('div', {
-    class: 'train-table-wrap',
+    class: 'table-scroll',
     tabindex: '0',
     role: 'region',
     'aria-label': 'Training numbers (scrollable table)',

@@ -39,8 +39,8 @@ import { createTrainingCharts, legendFor, emptyChartsNote } from './charts.js';
 import { createTrainingHeat } from './heat.js';
 import { createTrainingTable } from './table.js';
 import { csvRows, pageFieldsOf } from './run-data.js';
-import { createPacing } from './pacing.js';
 import {
+  createPacing,
   downloadQk,
   draw,
   newGeneration,
