@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the tensor-file fixtures of tests/js/app/tensors.test.js into tests/fixtures/tensors/.
+"""Writes the tensor-file fixtures of tests/js/tensors/tensors.test.js into tests/fixtures/tensors/.
 
 .npy files come from numpy itself (format versions 1.0, 2.0 and 3.0); .safetensors files are written
 byte by byte with struct and json as the safetensors README lays them out, without the padding the

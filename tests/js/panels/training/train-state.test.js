@@ -3,8 +3,8 @@
 // come from the training findings in docs/science.md), the 90 % rule and the text summary.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bothEngines } from '../helpers.js';
-import { noticeText } from '../../../web/src/state/state.js';
+import { bothEngines } from '../../helpers.js';
+import { noticeText } from '../../../../web/src/state/state.js';
 import {
   trainerConfig,
   defaultSettings,
@@ -18,8 +18,12 @@ import {
   settingsToQuery,
   copiesField,
   coerceCopies,
-} from '../../../web/src/panels/training/train-state.js';
-import { FINDINGS_PRESETS, PRESET_PAGE_BASE, TRAIN_PRESETS } from '../../../web/src/state/study-presets.js';
+} from '../../../../web/src/panels/training/train-state.js';
+import {
+  FINDINGS_PRESETS,
+  PRESET_PAGE_BASE,
+  TRAIN_PRESETS,
+} from '../../../../web/src/state/study-presets.js';
 
 const PAGE = { dk: 64, seqLen: 32, precision: 'fp32', saturate: false, scale: 'sqrt' };
 

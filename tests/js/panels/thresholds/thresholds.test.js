@@ -9,9 +9,9 @@ import {
   bisectWith,
   scanPoints,
   createThresholdsJob,
-} from '../../../web/src/panels/thresholds/thresholds-job.js';
-import { thresholdGrid } from '../../../web/src/panels/thresholds/threshold-grid.js';
-import { bothEngines } from '../helpers.js';
+} from '../../../../web/src/panels/thresholds/thresholds-job.js';
+import { thresholdGrid } from '../../../../web/src/panels/thresholds/threshold-grid.js';
+import { bothEngines } from '../../helpers.js';
 
 test('bisection: the first failing d_k of a monotone predicate, in ⌈log2(hi − lo)⌉ tests', () => {
   for (const [lo, hi] of [

@@ -3,10 +3,10 @@
 // engine's own for that setting, bit for bit (the same calls in the same order, no tolerance).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createEngine } from '../../../web/src/engine/engine.js';
-import { workerJobs } from '../../../web/src/panels/heatmap/heatmap-job.js';
-import { contrastScale } from '../../../web/src/panels/heatmap/contrast.js';
-import { downsampleAttention } from '../../../web/src/pure/downsample-attention.js';
+import { createEngine } from '../../../../web/src/engine/engine.js';
+import { workerJobs } from '../../../../web/src/panels/heatmap/heatmap-job.js';
+import { contrastScale } from '../../../../web/src/panels/heatmap/contrast.js';
+import { downsampleAttention } from '../../../../web/src/pure/downsample-attention.js';
 
 const run = (engine, cfg) => {
   const posted = [];

@@ -3,9 +3,9 @@
 // its final loss, and its errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bothEngines } from '../helpers.js';
-import { workerJobs } from '../../../web/src/panels/lr-sweep/lr-sweep-job.js';
-import { finalLoss } from '../../../web/src/panels/lr-sweep/lr-sensitivity.js';
+import { bothEngines } from '../../helpers.js';
+import { workerJobs } from '../../../../web/src/panels/lr-sweep/lr-sweep-job.js';
+import { finalLoss } from '../../../../web/src/panels/lr-sweep/lr-sensitivity.js';
 
 const COPY = { name: 'layer_sqrt', scale: 'sqrt', qkNorm: 'layer' };
 const CFG = { dk: 16, seqLen: 8, batchSize: 4, learningRate: 3e-2, copies: [COPY] };

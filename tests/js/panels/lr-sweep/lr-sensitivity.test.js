@@ -7,7 +7,7 @@ import {
   finalLoss,
   finalWindow,
   lrSensitivity,
-} from '../../../web/src/panels/lr-sweep/lr-sensitivity.js';
+} from '../../../../web/src/panels/lr-sweep/lr-sensitivity.js';
 
 test('lr-sensitivity: the grid is the paper’s, 3e-4 … 3e-1', () => {
   assert.deepEqual([...LR_GRID], [3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1]);
