@@ -167,6 +167,51 @@ const chartSize =
     return { width: w, height: Math.round(Math.min(maxH, Math.max(minH, hh))) };
   };
 
+const IDLE_WAIT_MS = 1500;
+/** Runs `fn` when the thread is idle, at the latest after IDLE_WAIT_MS (Safari has no requestIdleCallback) → cancel(). */
+function whenIdle(fn) {
+  if (typeof requestIdleCallback === 'function') {
+    const id = requestIdleCallback(fn, { timeout: IDLE_WAIT_MS });
+    return () => cancelIdleCallback(id);
+  }
+  const id = setTimeout(fn, IDLE_WAIT_MS / 3);
+  return () => clearTimeout(id);
+}
+
+/**
+ * The canvas as last fully drawn, kept while only onDraw's layer is redrawn (redrawLayer):
+ * { keep(u): the draw hook that copies it, wanted, fresh, canvas }.
+ */
+function layerBase() {
+  const base = { canvas: null, fresh: false, wanted: false };
+  base.keep = (u) => {
+    base.fresh = base.wanted;
+    if (!base.wanted) return;
+    const can = u.ctx.canvas;
+    if (!base.canvas || base.canvas.width !== can.width || base.canvas.height !== can.height) {
+      base.canvas = document.createElement('canvas');
+      base.canvas.width = can.width;
+      base.canvas.height = can.height;
+    }
+    copyPixels(base.canvas.getContext('2d'), can);
+  };
+  return base;
+}
+
+/** uPlot's options from `opts` with the hooks every chart has: its palette, its layer, its probe. */
+function chartOptions(box, opts, { onDraw, keep }) {
+  const hooks = (opts.hooks = opts.hooks ?? {});
+  hooks.drawClear = [
+    (u) => {
+      u.pal = sharedPalette(box);
+    },
+    ...(hooks.drawClear ?? []),
+  ];
+  if (onDraw) hooks.draw = [...(hooks.draw ?? []), ...(keep ? [keep] : []), onDraw];
+  addProbe(box, opts);
+  return opts;
+}
+
 export function createChart(
   host,
   {
@@ -185,44 +230,28 @@ export function createChart(
   const box = h('div', { class: 'chart', role: 'img', 'aria-label': label });
   host.append(box);
   const size = chartSize({ aspect, minH, maxH, maxW, minW });
-  const opts = makeOpts();
-  opts.hooks = opts.hooks ?? {};
-  opts.hooks.drawClear = [
-    (u) => {
-      u.pal = sharedPalette(box);
-    },
-    ...(opts.hooks.drawClear ?? []),
-  ];
-  let base = null; // the canvas before onDraw's layer
-  let baseFresh = false; // base holds the last full draw
-  let wantBase = false; // layers are being redrawn: each full draw keeps its copy
-  const keepBase = (u) => {
-    baseFresh = wantBase;
-    if (!wantBase) return;
-    const can = u.ctx.canvas;
-    if (!base || base.width !== can.width || base.height !== can.height) {
-      base = document.createElement('canvas');
-      base.width = can.width;
-      base.height = can.height;
-    }
-    copyPixels(base.getContext('2d'), can);
-  };
-  if (onDraw) opts.hooks.draw = [...(opts.hooks.draw ?? []), ...(layerOnly ? [keepBase] : []), onDraw];
-  addProbe(box, opts);
+  const base = layerBase();
+  const opts = chartOptions(box, makeOpts(), { onDraw, keep: layerOnly && base.keep });
 
   // The uPlot is built once the box's width is known: in the ResizeObserver's first call, after
   // the layout that follows the panels' mounting and before that frame is painted. Reading the
   // width here instead would lay out the whole page once per chart while the panels are built, and
   // a chart built at a guessed width would be drawn twice. Until then the box keeps the guessed
   // height (no jump in the layout), and the data waits. A box that is never laid out (in a hidden
-  // element) gets its uPlot after the first frame, at the width the last chart observed.
+  // element) gets its uPlot after the first frame, at the width the last chart observed. A chart
+  // is built at its first draw (setData, redrawLayer), in one draw instead of an empty one and
+  // then another (on a phone each is tens of ms of the reader's thread), or when the thread is idle.
   let u = null;
   let data = initialData;
+  let hasData = false;
+  let laidOut = null; // the size from the first observed width, while the data is awaited
+  let cancelIdle = () => {};
   let lastW = 0;
   const build = (s) => {
     if (u) return u;
     cancelAnimationFrame(fallback.frame);
     clearTimeout(fallback.timer);
+    cancelIdle();
     box.style.minHeight = '';
     box.classList.remove('is-sizing');
     u = new uPlot({ legend: { show: false }, cursor: { show: false }, ...opts, ...s }, data, box);
@@ -234,14 +263,17 @@ export function createChart(
   presize(box, { aspect, minH, maxH, maxW }, size(lastObservedWidth).height);
   const fallback = { frame: 0, timer: 0 };
   fallback.frame = requestAnimationFrame(() => {
-    fallback.timer = setTimeout(() => build(size(lastObservedWidth)));
+    fallback.timer = setTimeout(() => laidOut || build(size(lastObservedWidth)));
   });
   const ro = new ResizeObserver((entries) => {
     const observed = Math.floor(entries[entries.length - 1].contentRect.width);
     if (observed > 0) lastObservedWidth = observed;
     const s = size(observed || lastObservedWidth);
     if (!u) {
-      if (observed > 0) build(s);
+      if (observed <= 0) return;
+      laidOut = s;
+      if (hasData) build(s);
+      else cancelIdle = whenIdle(() => build(laidOut));
     } else if (s.width !== lastW) {
       lastW = s.width;
       u.setSize(s);
@@ -249,9 +281,12 @@ export function createChart(
   });
   ro.observe(box);
   return {
-    /** The uPlot (built now, at the last observed width, if the box was not laid out yet). */
+    /** The uPlot; built and drawn now if it was not yet (the caller reads it: an export). */
     get u() {
-      return build(size(lastObservedWidth));
+      if (u) return u;
+      build(laidOut ?? size(lastObservedWidth));
+      u.batch(() => {}); // its first draw at once, not in a microtask after the caller read it
+      return u;
     },
     box,
     /** The chart's data: as last set, drawn or about to be. */
@@ -262,10 +297,13 @@ export function createChart(
     palette: () => sharedPalette(box),
     /** New data; `resetScales` false keeps the axes as they are (uPlot then draws only when asked). */
     setData(d, resetScales = true) {
-      wantBase = false;
-      baseFresh = false;
-      if (!u) data = d;
-      else if (resetScales) u.setData(d);
+      base.wanted = false;
+      base.fresh = false;
+      if (!u) {
+        data = d;
+        hasData = true;
+        if (laidOut) build(laidOut);
+      } else if (resetScales) u.setData(d);
       else {
         u.setData(d, false);
         u.redraw(false, false);
@@ -277,19 +315,26 @@ export function createChart(
     },
     /** Repaint only onDraw's layer (the data, the size and the theme are as last drawn). */
     redrawLayer() {
-      if (!u) return; // its first draw, still to come, draws the layer
+      if (!u) {
+        // A draw is asked for: it is built now if laid out (its first draw draws the layer too).
+        hasData = true;
+        if (laidOut) build(laidOut);
+        return;
+      }
       const can = u.ctx.canvas;
-      wantBase = true;
-      if (!baseFresh || base.width !== can.width || base.height !== can.height) {
+      base.wanted = true;
+      const copy = base.canvas;
+      if (!base.fresh || copy.width !== can.width || copy.height !== can.height) {
         u.redraw(false, false);
         return;
       }
-      copyPixels(u.ctx, base);
+      copyPixels(u.ctx, copy);
       onDraw(u);
     },
     destroy() {
       cancelAnimationFrame(fallback.frame);
       clearTimeout(fallback.timer);
+      cancelIdle();
       ro.disconnect();
       u?.destroy();
       box.remove();
