@@ -9,7 +9,7 @@
 //  - with no Worker at all, the GIF is encoded on the page's thread and the status line says so.
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { watchErrors, waitForApp, test } from '../support/browser.js';
+import { watchErrors, waitForApp, scrollPanelsIntoView, test } from '../support/browser.js';
 import { useSite } from '../support/site.js';
 import { exportButton, gifOf, svgOf, framesDiffer, pixelsOf } from '../support/exports.js';
 import { PANELS } from '../../../web/src/panels/index.js';
@@ -126,6 +126,7 @@ describe('GIF and SVG downloads', () => {
 
   test('a GIF button on the charts that change with d_k, an SVG button on every chart with a PNG one', async () => {
     const { page } = await open();
+    await scrollPanelsIntoView(page, ['schemes', 'length']); // built once the reader comes near
     const panels = await page.$$eval('[data-panel]', (els) =>
       els.map((p) => {
         const actions = p.querySelector('.panel-actions');

@@ -126,6 +126,7 @@ describe('the story: the answer first, the rest folded', () => {
     // The training panel before its first step: what it will show, and a start beside it.
     await page.locator('#training > summary').click();
     const start = page.locator('[data-start-training]');
+    await start.waitFor(); // the panel is built as its topic opens
     assert.ok(await start.isVisible());
     assert.equal(await page.locator('[data-panel="training"] .train-chart').first().isVisible(), false);
     await start.click();

@@ -72,8 +72,8 @@ const RECORD_SWEEP_STATES = () => {
 
 const site = useSite();
 
-async function open(query, inits = []) {
-  const page = await site.browser.newPage({ reducedMotion: 'reduce' });
+async function open(query, inits = [], size = {}) {
+  const page = await site.browser.newPage({ reducedMotion: 'reduce', ...size });
   for (const init of inits) await page.addInitScript(init);
   const errors = watchErrors(page);
   await page.goto(site.server.url + query);
@@ -139,9 +139,13 @@ describe('sweeps', () => {
   test('at T = 512 the sweep panels draw an estimate of every point first, then the exact values', async () => {
     const exports = {};
     for (const n of [1, 3]) {
-      const { page, errors } = await open(`?seqLen=512&dk=16&correlation=0.3&sweepWorkers=${n}`, [
-        RECORD_SWEEP_STATES,
-      ]);
+      // A window tall enough that the three sweep panels are near at load, so each is built before
+      // the sweep starts (the page builds a panel when the reader comes near it).
+      const { page, errors } = await open(
+        `?seqLen=512&dk=16&correlation=0.3&sweepWorkers=${n}`,
+        [RECORD_SWEEP_STATES],
+        { height: 1500 },
+      );
       await waitForApp(page, { timeout: 120000 });
       const states = await page.evaluate(() => window.__sweepStates);
       for (const name of SWEEP_PANELS) {

@@ -17,6 +17,8 @@ async function open(path, opts = {}) {
   const page = await site.browser.newPage(opts);
   const errors = watchErrors(page);
   await page.goto(site.server.url + path);
+  // The page builds the drill when the reader comes near it.
+  await page.locator('[data-panel="predict"]').first().scrollIntoViewIfNeeded();
   await page.waitForSelector(DRAWN, { timeout: 60000 });
   return { page, errors };
 }

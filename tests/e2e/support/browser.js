@@ -85,6 +85,25 @@ export const CHAPTER8_PANELS = ['schemes', 'length', 'thresholds'];
 export const panelStarted = (name) =>
   !/^Measured when/.test(document.querySelector(`[data-panel="${name}"] .panel-status`)?.textContent ?? '');
 
+/**
+ * In the page (self-contained): true once panel `name` is built (the page builds a panel when the
+ * reader comes near it; until then its element is empty) and has started measuring.
+ */
+export const panelReached = (name) => {
+  const el = document.querySelector(`[data-panel="${name}"]`);
+  return (
+    !!el &&
+    el.childElementCount > 0 &&
+    !/^Measured when/.test(el.querySelector('.panel-status')?.textContent ?? '')
+  );
+};
+
+/** In the page (self-contained): the names of its panels, in the page's order; `unfolded`: only those outside a closed fold. */
+export const panelNames = (unfolded = false) =>
+  [...document.querySelectorAll('[data-panel]')]
+    .filter((el) => !unfolded || !el.closest('details:not([open])'))
+    .map((el) => el.dataset.panel);
+
 /** In the page (self-contained): opens the folded topics that hold `sel` (or every one), as a reader's click would. */
 export const openFolds = (sel = null) => {
   const els = sel ? [...document.querySelectorAll(sel)] : [...document.querySelectorAll('details.topic')];
@@ -94,7 +113,8 @@ export const openFolds = (sel = null) => {
 };
 
 /**
- * Scrolls each named panel into view (opening its folded topic first) and keeps it there until it has started measuring
+ * Scrolls each named panel into view (opening its folded topic first), as a reader scrolling
+ * through would, and keeps it there until it is built and has started measuring
  * (IntersectionObserver reports after a frame, and a frame can take long on a loaded machine),
  * then scrolls back to the top.
  */
@@ -104,22 +124,27 @@ export async function scrollPanelsIntoView(page, names, { timeout = 60000 } = {}
     if (!(await panel.count())) continue;
     await page.evaluate(openFolds, `[data-panel="${name}"]`);
     await panel.scrollIntoViewIfNeeded();
-    await page.waitForFunction(panelStarted, name, { timeout, polling: 100 });
+    await page.waitForFunction(panelReached, name, { timeout, polling: 100 });
   }
   await page.evaluate(() => window.scrollTo(0, 0));
 }
 
 /**
- * Wait until the app has drawn a result and every sweep/variant job has finished; with
- * `chapter8`, also chapter 8's panels (their Workers run them after the setting's work, so tests
- * that do not look at them do not wait for them).
+ * Wait until the app has drawn a result and every panel outside a folded topic is built (the
+ * reader brought near each in turn: the page builds a panel only then; a folded one is built
+ * when its topic opens), and with `sweeps` until every sweep/variant job has finished; with
+ * `chapter8`, also chapter 8's panels, their topics opened (they measure fixed studies once
+ * built, so tests that do not look at them do not build them).
  */
 export async function waitForApp(page, { sweeps = true, chapter8 = false, timeout = 60000 } = {}) {
   await page.waitForFunction(() => document.getElementById('app')?.dataset.state === 'ready', null, {
     timeout,
   });
-  // Chapter 8's panels measure once they come near the viewport: bring each there in turn.
-  if (sweeps && chapter8) await scrollPanelsIntoView(page, CHAPTER8_PANELS, { timeout });
+  const names = [
+    ...(await page.evaluate(panelNames, true)).filter((n) => !CHAPTER8_PANELS.includes(n)),
+    ...(chapter8 ? CHAPTER8_PANELS : []),
+  ];
+  await scrollPanelsIntoView(page, names, { timeout });
   if (sweeps) await waitForSettled(page, { skip: chapter8 ? [] : CHAPTER8_PANELS, timeout });
 }
 

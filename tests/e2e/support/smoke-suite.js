@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startServer, repoRoot } from './serve-dist.js';
-import { launchBrowser, waitForApp, panelStarted, CHAPTER8_PANELS, test } from './browser.js';
+import { launchBrowser, waitForApp, panelReached, panelNames, test } from './browser.js';
 import { createEngine } from '../../../web/src/engine/engine.js';
 
 const DIST = join(repoRoot, 'dist');
@@ -90,7 +90,7 @@ const visibleState = (id) => {
   };
 };
 
-/** Scrolls a panel into view (chapter 8's panels measure once they come near the viewport). */
+/** Scrolls a panel into view (the page builds a panel once the reader comes near it). */
 const scrollToPanel = (name) => {
   const p = document.querySelector(`[data-panel="${name}"]`);
   // A panel under "Going further" is in a folded topic: open it, as a reader would.
@@ -108,11 +108,12 @@ export async function waitSettled(driver, id = null, timeout = 90000) {
         timeout,
         message: 'app ready',
       });
-      // Each stays in view until it has started: IntersectionObserver reports after a frame,
-      // and a frame can take longer than any fixed pause on a loaded machine.
-      for (const name of CHAPTER8_PANELS) {
+      // The page builds a panel once the reader comes near it: each is brought into view in
+      // turn and stays there until it is built and has started (IntersectionObserver reports
+      // after a frame, and a frame can take longer than any fixed pause on a loaded machine).
+      for (const name of await driver.evaluate(panelNames)) {
         if (await driver.evaluate(scrollToPanel, name))
-          await driver.waitFor(panelStarted, [name], { timeout, message: `${name} started` });
+          await driver.waitFor(panelReached, [name], { timeout, message: `${name} built` });
       }
     }
     await driver.waitFor(appSettled, [id], { timeout, message: 'charts drawn' });

@@ -3,6 +3,7 @@
 // cannot run at all, and a polite live announcement of what the charts show once a change settles.
 // Used by app.js; text only (textContent), never markup.
 import { h } from '../ui/dom.js';
+import { noticeBox } from '../ui/notice.js';
 import { PANELS } from '../panels/index.js';
 
 /**
@@ -94,4 +95,10 @@ export function createAnnouncer(noticeEl, settleMs = 1200) {
       live.remove();
     },
   };
+}
+
+/** A dismissable notice box in `noticeEl` (replacing the last one): warnings, or an error. */
+export function showNotices(noticeEl, lines, kind = 'warning') {
+  if (!noticeEl || !lines.length) return;
+  noticeEl.replaceChildren(noticeBox(lines, kind));
 }

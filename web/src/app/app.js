@@ -11,38 +11,24 @@
 // component says that the charts could not load, instead of each panel failing on its own.
 import '../charts/uplot-chart.js';
 import { getEngineClient } from '../compute/worker-client.js';
-import {
-  parseQuery,
-  applyChange,
-  serialize,
-  sameConfig,
-  noticeText,
-  schemaDefaults,
-  PAGE_LIMITS,
-} from '../state/state.js';
+import { parseQuery, serialize, noticeText, schemaDefaults, PAGE_LIMITS } from '../state/state.js';
 import { sweepDks } from '../state/choices.js';
 import { PANELS } from '../panels/index.js';
 import { whenNear } from '../ui/when-near.js';
 import { uniquePrefix } from '../ui/dom.js';
-import { noticeBox } from '../ui/notice.js';
 import {
   engineNotes,
   showEngineNotes,
   showUnavailable,
   panelSummary,
   createAnnouncer,
+  showNotices,
 } from './app-status.js';
+import { configChanges, panelParams } from './config-changes.js';
 import { createBackgroundJobs, panelJobs } from './background-jobs.js';
 import { createErrorHandler } from './compute-errors.js';
-import { mountPresetButtons } from './preset-buttons.js';
-import { panelDelivery, mountPanels } from './panel-delivery.js';
+import { panelDelivery, mountPanels, watchNearPanels, yieldToBrowser } from './panel-delivery.js';
 import { panelContexts } from './panel-context.js';
-
-/** A dismissable notice box in `noticeEl` (replacing the last one): warnings, or an error. */
-function showNotices(noticeEl, lines, kind = 'warning') {
-  if (!noticeEl || !lines.length) return;
-  noticeEl.replaceChildren(noticeBox(lines, kind));
-}
 
 /** The engine's ready message (marked, its boot time on the root), or (it could not start) the page told so and the error thrown. */
 async function engineReady(client, { root, noticeEl, panelEls }) {
@@ -73,14 +59,26 @@ function publishTimings(root, result, updateMs) {
   if (result.timing) root.dataset.timing = tripText(result.timing, result.timing.sentAt);
 }
 
-/** Starts downloading the panels' code, and the controls' and the dock's where they are shown. */
-function startLoading(panelEls, controlsEl, dockEl) {
+/**
+ * Starts downloading the panels' code (with `mountNear`, only the panels near the viewport; the
+ * others' when they come near), and the controls', the dock's and the preset buttons' where they
+ * are shown (an embed of one chart has none): → { wanted, near, mod(name), controls, dock, presets }.
+ */
+function startLoading({ panelEls, controlsEl, dockEl, presetsEl }, mountNear) {
   const wanted = Object.entries(panelEls).filter(([name, el]) => PANELS[name] && el);
-  const mods = Promise.all(wanted.map(([name]) => PANELS[name].load()));
+  const near = mountNear ? watchNearPanels(wanted, mountNear) : null;
+  const mods = new Map();
+  const mod = (name) => {
+    if (!mods.has(name)) mods.set(name, PANELS[name].load());
+    return mods.get(name);
+  };
+  if (near) near.first.then((names) => names.forEach((name) => mod(name).catch(() => {})));
+  else for (const [name] of wanted) mod(name).catch(() => {});
   const controls = controlsEl ? import('../ui/controls.js') : null; // only where controls are shown
   const dock = controlsEl && dockEl ? import('../ui/control-dock.js') : null;
-  for (const p of [mods, controls, dock]) p?.catch(() => {});
-  return { wanted, mods, controls, dock };
+  const presets = presetsEl ? import('./preset-buttons.js') : null;
+  for (const p of [controls, dock, presets]) p?.catch(() => {});
+  return { wanted, near, mod, controls, dock, presets };
 }
 
 /**
@@ -114,56 +112,6 @@ function runRecord(st, { root, schema, panels, jobs, announcer, onResult }) {
       publishCounters();
     },
   };
-}
-
-/**
- * The app's setting, `st.config`, and how it changes: → { set(partial, { force, base }), setQuery(q),
- * publish({ computing }) }. `ui` holds the controls, the dock and the preset buttons once they are
- * mounted; `compute()` sends the config; `onConfigChange` is createApp's.
- */
-function configChanges(st, ui, { schema, limits, defaults, noticeEl, panels, compute, onConfigChange }) {
-  const notify = (lines, kind) => showNotices(noticeEl, lines, kind);
-  const urlStates = () => [...panels.values()].map((p) => p.api.urlState).filter(Boolean);
-  /** The whole state as a URL query: every config field, then the panels' non-default settings. */
-  const fullQuery = () =>
-    [serialize(st.config, schema), ...urlStates().map((u) => u.query())].filter(Boolean).join('&');
-  // `computing`: a run of this config is on its way (onResult follows once it is shown).
-  const publish = ({ computing = false } = {}) => onConfigChange(st.config, fullQuery(), { computing });
-  const markPreset = () => ui.presetButtons?.mark(st.config);
-
-  /** Applies a change; false when the config stayed the same. */
-  function set(partial, { force = false, base = st.config } = {}) {
-    const { config: next, notices } = applyChange(base, partial, schema, limits);
-    if (notices.length) notify(notices.map(noticeText));
-    if (!force && st.config && sameConfig(next, st.config, schema)) {
-      ui.controls?.update(st.config);
-      ui.dock?.update(st.config);
-      return false;
-    }
-    st.config = next;
-    compute(); // first: the Worker computes while this thread updates the controls and the URL
-    ui.controls?.update(st.config);
-    ui.dock?.update(st.config);
-    markPreset();
-    publish({ computing: true });
-    return true;
-  }
-
-  /** A whole URL (the first load, back/forward): its notices replace the last URL's, or clear them. */
-  function setQuery(q) {
-    const { config: next, notices } = parseQuery(q, schema, { limits });
-    const panelNotices = urlStates().flatMap((u) => u.set(q));
-    const lines = [...notices, ...panelNotices].map(noticeText);
-    if (lines.length) notify(lines);
-    else if (noticeEl?.firstElementChild?.classList.contains('warning')) noticeEl.replaceChildren();
-    // Unchanged (the first load: its config was sent before the panels were mounted): the preset
-    // marks and the URL still follow it (the panels' settings may have changed).
-    if (!set(next, { base: defaults, force: !st.config })) {
-      markPreset();
-      publish();
-    }
-  }
-  return { set, setQuery, publish };
 }
 
 /**
@@ -210,16 +158,31 @@ function sessionHandlers(delivery, record, { root, jobs, flushBackground, onErro
 
 /**
  * The compute: the client's session, whose answers go to the panels (`delivery`) and to the app
- * (`record`, runRecord's), and the background jobs of the panels `wanted`: → { session, compute() }.
- * `compute()` sends the run of `st.config` and marks the background jobs due.
+ * (`record`, runRecord's), and the background jobs of the panels `wanted`: → { session, compute(),
+ * mounted(name) }.
+ * `compute()` sends the run of `st.config` and marks the background jobs due; `mounted(name)`
+ * lets a panel's job go once its panel is there (`jobsWaitForMount`: panels mounted when near).
  */
-function openCompute(client, st, { root, schema, dks, wanted, jobs, delivery, record, onError }) {
+function openCompute(
+  client,
+  st,
+  { root, schema, dks, wanted, jobs, delivery, record, onError, jobsWaitForMount },
+) {
   const { counters, publishCounters } = record;
   const names = wanted.map(([name]) => name);
   const session = client.openSession(
     sessionHandlers(delivery, record, { root, jobs, flushBackground, onError }),
   );
-  const background = createBackgroundJobs({ session, schema, dks, names, jobs, delivery, counters });
+  const background = createBackgroundJobs({
+    session,
+    schema,
+    dks,
+    names,
+    jobs,
+    delivery,
+    counters,
+    waitForMount: jobsWaitForMount,
+  });
   function flushBackground() {
     if (background.flush(st.config)) publishCounters();
   }
@@ -230,19 +193,26 @@ function openCompute(client, st, { root, schema, dks, wanted, jobs, delivery, re
     publishCounters();
   }
   // A job that starts near the viewport (the thresholds table's: when-near.js) measures from
-  // then on, and follows the setting like the others.
-  for (const [name, el] of wanted)
-    if (PANELS[name].meta.job?.startsNear)
-      whenNear(el, () => {
-        background.near(name);
-        if (st.config) flushBackground();
-      });
-  return { session, compute };
+  // then on, and follows the setting like the others (where panels mount when near, from its mount).
+  if (!jobsWaitForMount)
+    for (const [name, el] of wanted)
+      if (PANELS[name].meta.job?.startsNear)
+        whenNear(el, () => {
+          background.near(name);
+          if (st.config) flushBackground();
+        });
+  /** The panel `name` is mounted: its job, if it waited for that, goes from now on. */
+  function mounted(name) {
+    if (!jobsWaitForMount) return;
+    background.near(name);
+    if (st.config) flushBackground();
+  }
+  return { session, compute, mounted };
 }
 
 /**
  * Mounts into `ui` the controls, the dock and the preset buttons where `els` has an element for
- * them; `opts`: { schema, limits, defaults, controlFields, presetHref, set }.
+ * them, each in a task of its own; `opts`: { schema, limits, defaults, controlFields, presetHref, set }.
  */
 async function mountControlUi(
   ui,
@@ -260,6 +230,7 @@ async function mountControlUi(
       fields: controlFields,
       onChange: (p) => set(p),
     });
+    await yieldToBrowser();
   }
   if (loading.dock) {
     const { mountDock } = await loading.dock;
@@ -272,9 +243,37 @@ async function mountControlUi(
       onChange: (p) => set(p),
     });
     els.root.classList.toggle('has-dock', !!ui.dock);
+    await yieldToBrowser();
   }
-  if (els.presets)
+  if (els.presets) {
+    const { mountPresetButtons } = await loading.presets;
     ui.presetButtons = mountPresetButtons(els.presets, { defaults, schema, limits, presetHref, set });
+  }
+}
+
+/**
+ * Mounts each panel the reader comes near after the start (`near`: watchNearPanels), one after
+ * the other: it is given the latest run and sweep (panel-delivery.js), its job starts
+ * (`mounted(name)`), and it reads its own settings from the last address applied.
+ */
+function mountLater(near, { delivery, loading, panelCtx, st, mounted, notify, publish }) {
+  let queue = Promise.resolve();
+  near.later((name) => {
+    queue = queue.then(() =>
+      mountPanels(delivery, loading, panelCtx, {
+        names: new Set([name]),
+        onMounted(n, api) {
+          mounted(n);
+          const lines = api.urlState?.set(st.query) ?? [];
+          if (lines.length) notify(lines.map(noticeText));
+          if (api.urlState) publish();
+        },
+      }).catch((err) => {
+        showUnavailable(Object.fromEntries(loading.wanted.filter(([n]) => n === name)));
+        console.warn(err);
+      }),
+    );
+  });
 }
 
 /**
@@ -284,6 +283,9 @@ async function mountControlUi(
  * `onResult()`: a run's whole result is on the page (before data-result-query names it).
  * `dock`: where the control dock goes (d_k, the scaling, and the controls as a sheet), shown by the
  * stylesheet on narrow screens; the root gets the class `has-dock` when it holds one.
+ * `mountNear`: a rootMargin; where given, a panel is mounted (and its job started) only once it
+ * comes within that margin of the viewport outside a closed fold: a long page does not build, on
+ * a phone's main thread, the charts of chapters the reader has not reached.
  */
 export async function createApp({
   root,
@@ -299,11 +301,12 @@ export async function createApp({
   presetHref = (chart) => `#chart-${chart}`,
   client = getEngineClient(),
   limits = PAGE_LIMITS,
+  mountNear = null,
 }) {
   root.dataset.state = 'loading';
   // The panels' and controls' code downloads while the engine boots.
-  const loading = startLoading(panelEls, controlsEl, dockEl);
-  const { wanted } = loading;
+  const loading = startLoading({ panelEls, controlsEl, dockEl, presetsEl }, mountNear);
+  const { wanted, near } = loading;
   const ready = await engineReady(client, { root, noticeEl, panelEls });
   const { schema, info } = ready;
   // Scalar build or main-thread compute: said once, visibly; and one polite live summary.
@@ -311,8 +314,9 @@ export async function createApp({
   const announcer = createAnnouncer(noticeEl);
   const defaults = schemaDefaults(schema, limits);
   const dks = sweepDks(schema);
-  // config: the setting; lastGood: the last config whose run came back (the charts show it).
-  const st = { config: undefined, lastGood: null };
+  // config: the setting; lastGood: the last config whose run came back (the charts show it);
+  // query: the last address applied (a panel mounted later reads its own settings from it).
+  const st = { config: undefined, lastGood: null, query };
   const delivery = panelDelivery();
   const { panels, each } = delivery;
   const notify = (lines, kind) => showNotices(noticeEl, lines, kind);
@@ -323,6 +327,7 @@ export async function createApp({
     defaults,
     noticeEl,
     panels,
+    names: wanted.map(([name]) => name),
     compute: () => compute(),
     onConfigChange,
   });
@@ -353,7 +358,7 @@ export async function createApp({
     config: () => st.config,
     lastGood: () => st.lastGood,
   });
-  const { session, compute } = openCompute(client, st, {
+  const { session, compute, mounted } = openCompute(client, st, {
     root,
     schema,
     dks,
@@ -362,12 +367,16 @@ export async function createApp({
     delivery,
     record,
     onError,
+    jobsWaitForMount: !!near,
   });
   // The URL's setting is sent at once (its notices are shown by setQuery below).
   st.config = parseQuery(query, schema, { limits }).config;
   compute();
 
-  await mountPanels(delivery, loading, panelCtx);
+  await mountPanels(delivery, loading, panelCtx, {
+    names: near ? await near.first : null,
+    onMounted: mounted,
+  });
 
   // --- controls & presets ---
   await mountControlUi(
@@ -377,8 +386,10 @@ export async function createApp({
     { schema, limits, defaults, controlFields, presetHref, set },
   );
 
+  await yieldToBrowser();
   delivery.finish();
   setQuery(query);
+  if (near) mountLater(near, { delivery, loading, panelCtx, st, mounted, notify, publish });
 
   return {
     info,
@@ -391,12 +402,13 @@ export async function createApp({
     /** The named panels' own URL settings that differ from their defaults, as a query ('' if none). */
     panelQuery: (names) =>
       names
-        .map((n) => panels.get(n)?.api.urlState?.query())
+        .map((n) => (panels.has(n) ? panels.get(n).api.urlState?.query() : panelParams(n, st.query)))
         .filter(Boolean)
         .join('&'),
     /** Repaint every chart (after a theme change). */
     redraw: () => each('redraw'),
     destroy() {
+      near?.stop();
       session.close();
       each('destroy');
       ui.controls?.destroy();

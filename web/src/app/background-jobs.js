@@ -15,17 +15,27 @@ export const panelJobs = (names) =>
   names.filter((name) => PANELS[name]?.meta.job).map((name) => ({ panel: name, job: PANELS[name].meta.job }));
 
 /**
- * createBackgroundJobs({ session, schema, dks, names, jobs, delivery, counters }) → { due(),
- * near(panel), flush(config) }. `names`: the mounted panels, `jobs` their panelJobs(names);
+ * createBackgroundJobs({ session, schema, dks, names, jobs, delivery, counters, waitForMount })
+ * → { due(), near(panel), flush(config) }. `names`: the panels, `jobs` their panelJobs(names);
+ * `waitForMount`: a panel's job goes only once `near(panel)` says its panel is mounted;
  * `delivery` (panel-delivery.js) tells the panels:
  * every panel of the sweep, the owner of a job its reset (jobReset(request)); `counters` counts
  * the requests sent.
  */
-export function createBackgroundJobs({ session, schema, dks, names, jobs, delivery, counters }) {
+export function createBackgroundJobs({
+  session,
+  schema,
+  dks,
+  names,
+  jobs,
+  delivery,
+  counters,
+  waitForMount = false,
+}) {
   const wantsSweep = names.some((name) => PANELS[name]?.meta.sweep);
   const scales = scalingsOf(schema).map((c) => c.value); // a sweep measures every named scaling
   // Each job with the key of its last request and whether it may go yet.
-  const tracked = jobs.map((j) => ({ ...j, key: null, near: !j.job.startsNear }));
+  const tracked = jobs.map((j) => ({ ...j, key: null, near: !waitForMount && !j.job.startsNear }));
   let lastSweepKey = null;
   let due = false;
 

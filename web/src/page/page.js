@@ -34,6 +34,8 @@ try {
     presets: document.getElementById('app'),
     notices: document.getElementById('notices'),
     query: location.search,
+    // A chart is built once the reader is within a screen and a half of it (or opens its topic).
+    mountNear: '150% 0px',
     onConfigChange: (config, query, { computing = false } = {}) => {
       urlQuery = query;
       clearTimeout(urlTimer);

@@ -6,7 +6,9 @@
 //                    worker: where it runs, 'background' | { pool: n } (engine-client.js: poster),
 //                    request(config, { dks }) → the message's fields (sent again only when they
 //                    change), startsNear?: not before the panel nears the viewport,
-//                    counter?: the root's data- counter of requests sent } }
+//                    counter?: the root's data- counter of requests sent },
+//                  urlParams?: a RegExp of the address's parameters that hold its own settings
+//                    (its view's urlState), kept as they came while it is not mounted }
 //   <name>.js  its view: exports `meta` and `mount(el, ctx)` (app/panel-context.js), loaded only
 //              when mounted, so an embed of one chart does not fetch the others;
 //   *-job.js   optionally, its Worker side (`workerJobs`, registered in panels/jobs.js), whose

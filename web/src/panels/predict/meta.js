@@ -4,6 +4,8 @@
 export const meta = Object.freeze({
   name: 'predict',
   title: 'Test yourself',
+  // The address's parameters of its own (drill-params.js).
+  urlParams: /^(quiz|question|questions)$/,
   questions: Object.freeze([
     { id: 'sigma-growth', title: 'How σ of q·k grows with d_k' },
     { id: 'saturation-gradient', title: 'What a saturated softmax does to the gradient' },
