@@ -2,7 +2,7 @@
 // `new Intl.NumberFormat(navigator.language)`, evaluated when its module loads; a tag Intl
 // rejects (WebKit reports 'C' under the C/POSIX locale) would throw there and stop every chart
 // from loading. In that case only, navigator.language reads 'en' (the tag was unusable anyway).
-import { isValidLocale } from '../ui/locale.js';
+import { isValidLocale } from '../pure/locale.js';
 
 if (
   typeof navigator === 'object' &&

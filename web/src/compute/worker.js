@@ -44,12 +44,14 @@ import { workerSelf as self } from './worker-scope.js';
 import { isMemoryFailure, isModuleAbort } from './memory-failure.js';
 import { runBackwardSlice, runForward } from './jobs/run.js';
 import { jobKinds } from './job-kinds.js';
+import { isValidLocale } from '../pure/locale.js';
 
 // A renderer loads a locale's number and date formats once, for all its threads: the first
 // Intl.NumberFormat costs 15–55 ms (more on a phone). Made here while the page is still parsing,
-// the page's charts find the formats loaded instead of blocking the reader's thread for them.
+// the page's charts find the formats loaded instead of blocking the reader's thread for them. A
+// language Intl rejects ('C' under a C locale) is read as English, as the charts read it.
 if (typeof Intl === 'object' && typeof navigator === 'object') {
-  new Intl.NumberFormat(navigator.language);
+  new Intl.NumberFormat(isValidLocale(navigator.language) ? navigator.language : 'en');
   new Intl.DateTimeFormat().resolvedOptions();
 }
 
