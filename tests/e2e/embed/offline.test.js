@@ -8,7 +8,14 @@ import { cp, mkdtemp, readFile, rm, writeFile, stat as fsStat } from 'node:fs/pr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { watchErrors, waitForApp, waitForDemos, test, openFolds } from '../support/browser.js';
+import {
+  watchErrors,
+  waitForApp,
+  waitForDemos,
+  test,
+  openFolds,
+  scrollPanelsIntoView,
+} from '../support/browser.js';
 import {
   useEmbedSites,
   OUT,
@@ -143,6 +150,8 @@ describe('embeds', () => {
       const errors = watchErrors(page);
       await page.goto(`${url}?dk=128&scale=none`);
       await waitForApp(page);
+      // The training and report panels, in folded topics, are built as a reader opens them.
+      await scrollPanelsIntoView(page, ['training', 'report']);
       const raw = parseFloat(await page.locator('[data-stat="rawLogitStd"]').first().textContent());
       assert.ok(Math.abs(raw - 11.3) < 0.1, `rawLogitStd ${raw}`);
       for (const name of ['spread', 'sigma', 'entropy', 'gradients', 'heatmap', 'precision']) {

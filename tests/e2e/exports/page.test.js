@@ -126,7 +126,7 @@ describe('GIF and SVG downloads', () => {
 
   test('a GIF button on the charts that change with d_k, an SVG button on every chart with a PNG one', async () => {
     const { page } = await open();
-    await scrollPanelsIntoView(page, ['schemes', 'length']); // built once the reader comes near
+    await scrollPanelsIntoView(page, ['training', 'schemes', 'length']); // built once the reader comes near
     const panels = await page.$$eval('[data-panel]', (els) =>
       els.map((p) => {
         const actions = p.querySelector('.panel-actions');

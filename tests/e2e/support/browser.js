@@ -133,17 +133,16 @@ export async function scrollPanelsIntoView(page, names, { timeout = 60000 } = {}
  * Wait until the app has drawn a result and every panel outside a folded topic is built (the
  * reader brought near each in turn: the page builds a panel only then; a folded one is built
  * when its topic opens), and with `sweeps` until every sweep/variant job has finished; with
- * `chapter8`, also chapter 8's panels, their topics opened (they measure fixed studies once
- * built, so tests that do not look at them do not build them).
+ * `chapter8`, every panel of the page, each folded topic opened (chapter 8's panels measure
+ * fixed studies once built, so tests that do not look at them do not build them).
  */
 export async function waitForApp(page, { sweeps = true, chapter8 = false, timeout = 60000 } = {}) {
   await page.waitForFunction(() => document.getElementById('app')?.dataset.state === 'ready', null, {
     timeout,
   });
-  const names = [
-    ...(await page.evaluate(panelNames, true)).filter((n) => !CHAPTER8_PANELS.includes(n)),
-    ...(chapter8 ? CHAPTER8_PANELS : []),
-  ];
+  const names = chapter8
+    ? await page.evaluate(panelNames)
+    : (await page.evaluate(panelNames, true)).filter((n) => !CHAPTER8_PANELS.includes(n));
   await scrollPanelsIntoView(page, names, { timeout });
   if (sweeps) await waitForSettled(page, { skip: chapter8 ? [] : CHAPTER8_PANELS, timeout });
 }
