@@ -1,8 +1,9 @@
 // The page builds a chart only when the reader comes near it: at load, the panels of the first
-// screens are built and the rest of the page is its text alone. A panel built later shows what
-// one built at load would show for the same setting (the latest run and sweep are given to it),
-// a folded topic's panel is built when the topic is opened, and a panel's own settings in the
-// address stay there, and apply, before it is built.
+// screens are built and the rest of the page is its text alone; the sweep is computed once a chart
+// of it is built, and the sweep Workers boot after the first chart is drawn. A panel built later
+// shows what one built at load would show for the same setting (the latest run and sweep are given
+// to it), a folded topic's panel is built when the topic is opened, and a panel's own settings in
+// the address stay there, and apply, before it is built.
 import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer } from '../support/serve-dist.js';
@@ -92,6 +93,40 @@ describe('panels built when the reader comes near', () => {
     }
     assert.deepEqual(errors, []);
     await Promise.all([page.close(), fresh.close()]);
+  });
+
+  test("a phone's load computes no sweep, and boots the sweep Worker once its first chart is drawn", async () => {
+    const page = await s.browser.newPage({ phone: true });
+    const errors = watchErrors(page);
+    // when each Worker is created, on the page's clock
+    await page.addInitScript(() => {
+      const Base = window.Worker;
+      window.Worker = class extends Base {
+        constructor(...args) {
+          super(...args);
+          (window.workersCreatedAt ??= []).push(performance.now());
+        }
+      };
+    });
+    await page.goto(s.server.url);
+    await loaded(page);
+    await page.waitForFunction(() => (window.workersCreatedAt ?? []).length >= 2);
+    const { created, firstChart, sweeps } = await page.evaluate(() => ({
+      created: window.workersCreatedAt,
+      firstChart: performance.getEntriesByName('attnscale:first-chart')[0].startTime,
+      sweeps: document.getElementById('app').dataset.sweepRequests,
+    }));
+    assert.equal(sweeps, '0', 'no chart near the first screens draws the d_k sweep');
+    assert.ok(created[0] < firstChart, 'the foreground Worker computes the first chart');
+    for (const at of created.slice(1))
+      assert.ok(
+        at > firstChart,
+        `a sweep Worker booted at ${at} ms, before the first chart at ${firstChart} ms`,
+      );
+    await reach(page, 'sigma'); // the sweep is sent once the reader comes near a chart of it
+    assert.equal(await page.evaluate(() => document.getElementById('app').dataset.sweepRequests), '1');
+    assert.deepEqual(errors, []);
+    await page.close();
   });
 
   test("a folded topic's panel is built once the reader opens the topic", async () => {

@@ -59,12 +59,17 @@ function publishTimings(root, result, updateMs) {
   if (result.timing) root.dataset.timing = tripText(result.timing, result.timing.sentAt);
 }
 
+/** Whether a panel computes on the sweep Workers: its sweeps, or its job's Worker. */
+const onSweepWorkers = (meta) => !!(meta.sweep || meta.job?.worker);
+
 /**
  * Starts downloading the panels' code (with `mountNear`, only the panels near the viewport; the
  * others' when they come near), and the controls', the dock's and the preset buttons' where they
  * are shown (an embed of one chart has none): → { wanted, near, mod(name), controls, dock, presets }.
+ * When a panel near the viewport at load computes on the sweep Workers, they boot with the engine
+ * (`client.startBackground`); else the page starts them later, or their first job does.
  */
-function startLoading({ panelEls, controlsEl, dockEl, presetsEl }, mountNear) {
+function startLoading({ panelEls, controlsEl, dockEl, presetsEl }, mountNear, client) {
   const wanted = Object.entries(panelEls).filter(([name, el]) => PANELS[name] && el);
   const near = mountNear ? watchNearPanels(wanted, mountNear) : null;
   const mods = new Map();
@@ -72,8 +77,11 @@ function startLoading({ panelEls, controlsEl, dockEl, presetsEl }, mountNear) {
     if (!mods.has(name)) mods.set(name, PANELS[name].load());
     return mods.get(name);
   };
-  if (near) near.first.then((names) => names.forEach((name) => mod(name).catch(() => {})));
-  else for (const [name] of wanted) mod(name).catch(() => {});
+  near?.first.then((names) => {
+    names.forEach((name) => mod(name).catch(() => {}));
+    if ([...names].some((name) => onSweepWorkers(PANELS[name].meta))) client.startBackground?.();
+  });
+  if (!near) for (const [name] of wanted) mod(name).catch(() => {});
   const controls = controlsEl ? import('../ui/controls.js') : null; // only where controls are shown
   const dock = controlsEl && dockEl ? import('../ui/control-dock.js') : null;
   const presets = presetsEl ? import('./preset-buttons.js') : null;
@@ -131,7 +139,7 @@ function sessionHandlers(delivery, record, { root, jobs, flushBackground, onErro
       delivery.firstResultIn = true;
       whenMounted(() => showForward(result, cfg, updateMs));
       // After a change, the background jobs go out with the whole result: sooner, they would
-      // compete with the gradient panel's trip for the cores. The page's first sweeps go at once
+      // compete with the gradient panel's trip for the cores. The first sweeps go at once
       // (the longest wait of a load), as do the jobs of a result without a backward to come.
       if (!result.backwardPending || counters.runResults === 0) flushBackground();
     },
@@ -305,7 +313,7 @@ export async function createApp({
 }) {
   root.dataset.state = 'loading';
   // The panels' and controls' code downloads while the engine boots.
-  const loading = startLoading({ panelEls, controlsEl, dockEl, presetsEl }, mountNear);
+  const loading = startLoading({ panelEls, controlsEl, dockEl, presetsEl }, mountNear, client);
   const { wanted, near } = loading;
   const ready = await engineReady(client, { root, noticeEl, panelEls });
   const { schema, info } = ready;

@@ -17,7 +17,8 @@ export const panelJobs = (names) =>
 /**
  * createBackgroundJobs({ session, schema, dks, names, jobs, delivery, counters, waitForMount })
  * → { due(), near(panel), flush(config) }. `names`: the panels, `jobs` their panelJobs(names);
- * `waitForMount`: a panel's job goes only once `near(panel)` says its panel is mounted;
+ * `waitForMount`: a panel's job, and the sweep, go only once `near(panel)` says their panel is
+ * mounted (for the sweep, any panel that draws it);
  * `delivery` (panel-delivery.js) tells the panels:
  * every panel of the sweep, the owner of a job its reset (jobReset(request)); `counters` counts
  * the requests sent.
@@ -38,6 +39,9 @@ export function createBackgroundJobs({
   const tracked = jobs.map((j) => ({ ...j, key: null, near: !waitForMount && !j.job.startsNear }));
   let lastSweepKey = null;
   let due = false;
+  // Where jobs wait for their panel, the sweep waits for a panel that draws it (a phone's load
+  // draws none: its cores go to the first chart).
+  let sweepNear = !waitForMount;
 
   function sweep(config) {
     const k = keyOf(config, schema, SWEEP_OMIT);
@@ -65,16 +69,17 @@ export function createBackgroundJobs({
     due() {
       due = true;
     },
-    /** The panel's job that starts near the viewport may go from now on. */
+    /** The panel's job that starts near the viewport (or the sweep, for a sweep panel) may go now. */
     near(panel) {
       for (const j of tracked) if (j.panel === panel) j.near = true;
+      if (PANELS[panel]?.meta.sweep) sweepNear = true;
       due = true;
     },
     /** Sends what is due (if the foreground Worker is free); false when nothing was due. */
     flush(config) {
       if (!due || session.busy) return false;
       due = false;
-      if (wantsSweep) sweep(config);
+      if (wantsSweep && sweepNear) sweep(config);
       for (const j of tracked) if (j.near) panelJob(j, config);
       return true;
     },

@@ -7,7 +7,8 @@
 // arrives. The panel says which it shows: data-sweep="estimate" | "exact", data-points-drawn and
 // data-points-total on its element. A chart with no estimable curve says, over its plot, that it
 // waits for the exact points.
-import { createChart, drawVLine, drawDot, scaleColorKey } from './uplot-chart.js';
+import { createChart, scaleColorKey } from './uplot-chart.js';
+import { drawVLine, drawDot } from './plot-marks.js';
 import { createSweepStore, gapText } from './sweep-store.js';
 import { drawEstimateMarks } from './estimate-marks.js';
 import { h } from '../ui/dom.js';

@@ -179,6 +179,34 @@ function whenIdle(fn) {
 }
 
 /**
+ * A uPlot built now, its element put in `box` and drawn in a later task, or when draw() is called
+ * first: → { data it was built with, draw(): the uPlot, its first draw queued in this task's
+ * microtasks; cancel() }. `due` is called when the task comes. Until then the box keeps the
+ * height reserved for the chart (presize).
+ */
+function stagePlot(box, options, data, due) {
+  let init = null;
+  const all = { legend: { show: false }, cursor: { show: false }, ...options };
+  const plot = new uPlot(all, data, (_, firstDraw) => (init = firstDraw));
+  const timer = setTimeout(due);
+  return {
+    data,
+    draw() {
+      clearTimeout(timer);
+      box.style.minHeight = '';
+      box.classList.remove('is-sizing');
+      box.append(plot.root);
+      init();
+      return plot;
+    },
+    cancel() {
+      clearTimeout(timer);
+      plot.destroy();
+    },
+  };
+}
+
+/**
  * The canvas as last fully drawn, kept while only onDraw's layer is redrawn (redrawLayer):
  * { keep(u): the draw hook that copies it, wanted, fresh, canvas }.
  */
@@ -239,26 +267,39 @@ export function createChart(
   // a chart built at a guessed width would be drawn twice. Until then the box keeps the guessed
   // height (no jump in the layout), and the data waits. A box that is never laid out (in a hidden
   // element) gets its uPlot after the first frame, at the width the last chart observed. A chart
-  // is built at its first draw (setData, redrawLayer), in one draw instead of an empty one and
-  // then another (on a phone each is tens of ms of the reader's thread), or when the thread is idle.
-  let u = null;
+  // is built at its first draw (setData, redrawLayer), or when the thread is idle, and drawn in
+  // the next task: on a phone each is tens of ms of the reader's thread, and a tap between the
+  // two is answered at once. What needs it drawn before then (a resize, an export) draws it now.
+  let u = null; // the uPlot, in the box, drawn or about to be in this task's microtasks
+  let staged = null; // built, not yet in the box (stagePlot)
   let data = initialData;
   let hasData = false;
   let laidOut = null; // the size from the first observed width, while the data is awaited
   let cancelIdle = () => {};
   let lastW = 0;
   const build = (s) => {
-    if (u) return u;
+    if (u || staged) return;
     cancelAnimationFrame(fallback.frame);
     clearTimeout(fallback.timer);
     cancelIdle();
-    box.style.minHeight = '';
-    box.classList.remove('is-sizing');
-    u = new uPlot({ legend: { show: false }, cursor: { show: false }, ...opts, ...s }, data, box);
+    staged = stagePlot(box, { ...opts, ...s }, data, drawn);
+    lastW = s.width;
+  };
+  /** The uPlot, its first draw now if it was staged (in this task's microtasks, with `data`). */
+  const drawn = () => {
+    if (!staged) return u;
+    const first = staged;
+    staged = null;
+    u = first.draw();
     u.pal = sharedPalette(box);
     u.layer = onDraw; // drawn again into an SVG's recording context (export/svg-chart.js)
-    lastW = s.width;
+    if (first.data !== data) u.setData(data); // data newer than the build: still a single draw
     return u;
+  };
+  /** A draw is asked for before the first: the uPlot is built now if laid out, else once it is. */
+  const drawWanted = () => {
+    hasData = true;
+    if (laidOut) build(laidOut);
   };
   presize(box, { aspect, minH, maxH, maxW }, size(lastObservedWidth).height);
   const fallback = { frame: 0, timer: 0 };
@@ -269,14 +310,14 @@ export function createChart(
     const observed = Math.floor(entries[entries.length - 1].contentRect.width);
     if (observed > 0) lastObservedWidth = observed;
     const s = size(observed || lastObservedWidth);
-    if (!u) {
+    if (!u && !staged) {
       if (observed <= 0) return;
       laidOut = s;
       if (hasData) build(s);
       else cancelIdle = whenIdle(() => build(laidOut));
     } else if (s.width !== lastW) {
       lastW = s.width;
-      u.setSize(s);
+      drawn().setSize(s);
     }
   });
   ro.observe(box);
@@ -285,7 +326,7 @@ export function createChart(
     get u() {
       if (u) return u;
       build(laidOut ?? size(lastObservedWidth));
-      u.batch(() => {}); // its first draw at once, not in a microtask after the caller read it
+      drawn().batch(() => {}); // its first draw at once, not in a microtask after the caller read it
       return u;
     },
     box,
@@ -299,11 +340,10 @@ export function createChart(
     setData(d, resetScales = true) {
       base.wanted = false;
       base.fresh = false;
-      if (!u) {
-        data = d;
-        hasData = true;
-        if (laidOut) build(laidOut);
-      } else if (resetScales) u.setData(d);
+      data = d;
+      if (!u)
+        drawWanted(); // its first draw takes the data
+      else if (resetScales) u.setData(d);
       else {
         u.setData(d, false);
         u.redraw(false, false);
@@ -315,12 +355,7 @@ export function createChart(
     },
     /** Repaint only onDraw's layer (the data, the size and the theme are as last drawn). */
     redrawLayer() {
-      if (!u) {
-        // A draw is asked for: it is built now if laid out (its first draw draws the layer too).
-        hasData = true;
-        if (laidOut) build(laidOut);
-        return;
-      }
+      if (!u) return drawWanted(); // its first draw draws the layer too
       const can = u.ctx.canvas;
       base.wanted = true;
       const copy = base.canvas;
@@ -336,6 +371,7 @@ export function createChart(
       clearTimeout(fallback.timer);
       cancelIdle();
       ro.disconnect();
+      staged?.cancel();
       u?.destroy();
       box.remove();
     },
@@ -349,100 +385,5 @@ function copyPixels(ctx, from) {
   ctx.globalCompositeOperation = 'copy';
   ctx.globalAlpha = 1;
   ctx.drawImage(from, 0, 0);
-  ctx.restore();
-}
-
-/** Paints a cell image (one pixel per cell) over the plot area, unsmoothed: the heatmaps. */
-export function drawImageInPlot(u, image) {
-  const { ctx: c, bbox } = u;
-  c.save();
-  c.imageSmoothingEnabled = false;
-  c.drawImage(image, bbox.left, bbox.top, bbox.width, bbox.height);
-  c.restore();
-}
-
-/** Vertical marker lines with a label, drawn inside the plot area of `u` (in a draw hook). */
-export function drawVLine(u, x, { color, dash = [], label, width = 1.5, labelRow = 0 }) {
-  const xs = u.scales.x;
-  if (!(x >= xs.min && x <= xs.max)) return false;
-  const { ctx, bbox } = u;
-  const px = Math.round(u.valToPos(x, 'x', true)) + 0.5;
-  ctx.save();
-  ctx.strokeStyle = color;
-  ctx.lineWidth = width * devicePixelRatio;
-  ctx.setLineDash(dash.map((d) => d * devicePixelRatio));
-  ctx.beginPath();
-  ctx.moveTo(px, bbox.top);
-  ctx.lineTo(px, bbox.top + bbox.height);
-  ctx.stroke();
-  if (label) {
-    ctx.setLineDash([]);
-    ctx.fillStyle = color;
-    ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
-    const tw = ctx.measureText(label).width;
-    const right = px + 4 * devicePixelRatio + tw > bbox.left + bbox.width;
-    ctx.textAlign = right ? 'right' : 'left';
-    ctx.textBaseline = 'top';
-    ctx.fillText(
-      label,
-      px + (right ? -4 : 4) * devicePixelRatio,
-      bbox.top + (4 + 14 * labelRow) * devicePixelRatio,
-    );
-  }
-  ctx.restore();
-  return true;
-}
-
-/** A dashed horizontal line of reference at `y`, labelled on a backing box at the right. */
-export function drawHLine(u, y, label, { left = false } = {}) {
-  const ys = u.scales.y;
-  if (!(y >= ys.min && y <= ys.max)) return;
-  const { ctx, bbox } = u;
-  const py = Math.round(u.valToPos(y, 'y', true)) + 0.5;
-  const dpr = devicePixelRatio;
-  ctx.save();
-  ctx.strokeStyle = u.pal.theory;
-  ctx.lineWidth = 1.25 * dpr;
-  ctx.setLineDash([6 * dpr, 4 * dpr]);
-  ctx.beginPath();
-  ctx.moveTo(bbox.left, py);
-  ctx.lineTo(bbox.left + bbox.width, py);
-  ctx.stroke();
-  if (label) {
-    // At the right end (the left with `left`: where the data leave room), above the line (below it
-    // near the top), on a backing box: curves run through here.
-    ctx.setLineDash([]);
-    ctx.font = `${11 * dpr}px system-ui, sans-serif`;
-    const above = py - bbox.top > 16 * dpr;
-    const tw = ctx.measureText(label).width;
-    const x1 = left ? bbox.left + 4 * dpr + tw : bbox.left + bbox.width - 4 * dpr;
-    const yText = above ? py - 3 * dpr : py + 3 * dpr;
-    const hBox = 13 * dpr;
-    ctx.fillStyle = u.pal.panel;
-    ctx.globalAlpha = 0.85;
-    ctx.fillRect(x1 - tw - 3 * dpr, above ? yText - hBox : yText, tw + 6 * dpr, hBox);
-    ctx.globalAlpha = 1;
-    ctx.fillStyle = u.pal.fg;
-    ctx.textAlign = 'right';
-    ctx.textBaseline = above ? 'bottom' : 'top';
-    ctx.fillText(label, x1, yText);
-  }
-  ctx.restore();
-}
-
-export function drawDot(u, x, y, { color, r = 5, scale = 'y' }) {
-  if (!Number.isFinite(x) || !Number.isFinite(y)) return;
-  const sx = u.scales.x,
-    sy = u.scales[scale];
-  if (!(x >= sx.min && x <= sx.max && y >= sy.min && y <= sy.max)) return;
-  const { ctx } = u;
-  ctx.save();
-  ctx.fillStyle = color;
-  ctx.strokeStyle = u.pal.bg;
-  ctx.lineWidth = 2 * devicePixelRatio;
-  ctx.beginPath();
-  ctx.arc(u.valToPos(x, 'x', true), u.valToPos(y, scale, true), r * devicePixelRatio, 0, 2 * Math.PI);
-  ctx.fill();
-  ctx.stroke();
   ctx.restore();
 }

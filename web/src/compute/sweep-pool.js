@@ -1,7 +1,7 @@
 // The background Workers of the engine client (worker-client.js): `count` sweep Workers, which
 // take a sweep's d_k points one at a time (dealer.js); another job goes where its request says.
 // The Workers are started by start() or by the first job posted to them (the page starts them
-// while it loads, so that they boot beside the foreground Worker).
+// once its first chart is drawn, so that they are ready before a sweep is asked for).
 /**
  * createSweepPool({ create, count, route, onFail }) — `create()` makes one Worker-like object
  * (null: `shared` serves everything); `route(e)` receives their messages; `onFail(message)` is

@@ -1,5 +1,7 @@
-// Entry of the page. The compute Worker (fetching and compiling the wasm engine) starts first;
-// the rest of the page code (charts, controls) downloads and parses while it boots.
+// Entry of the page: its styles, its theme and folds, then the app (page.js), which starts the
+// compute Worker. Started here instead, the Worker would compile the wasm engine while this thread
+// parses and lays out the page, on a phone's two cores, and the first chart comes no sooner
+// (docs/performance.md, "Ideas tried and not kept").
 import 'virtual:attnscale-katex.css'; // any style KaTeX writes, as classes (strict CSP: no style attributes)
 import 'virtual:attnscale-panel-room.css'; // each panel's room until it is mounted
 import '../styles/panels.css';
@@ -13,8 +15,10 @@ import { applyStoredTheme } from '../ui/theme.js';
 import { watchFolds } from './folds.js';
 
 performance.mark('attnscale:main-start');
-// The page's charts need the sweep Workers too: they boot as soon as the foreground one is ready.
-getEngineClient().startBackground?.();
+// The page's sweeps run on Workers of their own. They boot with the engine when a panel built at
+// load needs them (app.js), else once the first chart is drawn: a second engine compiled while
+// the page starts would take a core from its first draw, on a phone with two.
+afterMark('attnscale:first-chart', () => getEngineClient().startBackground?.());
 applyStoredTheme();
 // A deep link into a folded topic opens it (and so does every in-page link later).
 watchFolds(document);
@@ -22,3 +26,14 @@ watchFolds(document);
 const settings = document.getElementById('settings');
 if (settings && matchMedia('(max-width: 900px)').matches) settings.open = false;
 import('./page.js');
+
+/** Calls `fn` once the performance mark `name` exists (at once if it does already). */
+function afterMark(name, fn) {
+  if (typeof PerformanceObserver !== 'function') return fn();
+  const po = new PerformanceObserver((list) => {
+    if (!list.getEntriesByName(name).length) return;
+    po.disconnect();
+    fn();
+  });
+  po.observe({ type: 'mark', buffered: true });
+}

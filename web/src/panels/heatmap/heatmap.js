@@ -3,7 +3,8 @@
 // a second small uPlot carries the colour scale. Non-finite weights (NaN/±inf) have their own
 // colour; masked (exactly zero) weights another. Large T is max-pooled in the Worker.
 import { panelFrame } from '../../frame/panel-frame.js';
-import { createChart, axis, drawImageInPlot } from '../../charts/uplot-chart.js';
+import { createChart, axis } from '../../charts/uplot-chart.js';
+import { drawImageInPlot } from '../../charts/plot-marks.js';
 import { fmt, axisNum } from '../../ui/format.js';
 import { scaleLabel } from '../../state/choices.js';
 import { meta } from './meta.js';

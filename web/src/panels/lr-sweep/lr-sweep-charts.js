@@ -1,7 +1,8 @@
 // The LR sweep's two charts: each copy's final loss against the learning rate (log x, the loss at
 // initialisation dashed: a run that ends above it gained nothing), and each copy's largest |logit|
 // against the step at one chosen rate (log y): the logit growth of Wortsman et al.
-import { axis, createChart, drawHLine, logYAxis } from '../../charts/uplot-chart.js';
+import { axis, createChart, logYAxis } from '../../charts/uplot-chart.js';
+import { drawHLine } from '../../charts/plot-marks.js';
 import { h } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
 

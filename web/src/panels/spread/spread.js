@@ -2,8 +2,8 @@
 // softmax, as densities on one axis, with ±σ marks and, when they are in view, the format's
 // largest finite value and the exp-overflow threshold ln(max).
 import { panelFrame } from '../../frame/panel-frame.js';
-import { createChart, axis, alpha, drawVLine, scaleColorKey } from '../../charts/uplot-chart.js';
-import { uPlot } from '../../charts/uplot-chart.js';
+import { createChart, axis, alpha, scaleColorKey, uPlot } from '../../charts/uplot-chart.js';
+import { drawVLine } from '../../charts/plot-marks.js';
 import { fmt } from '../../ui/format.js';
 import { scaleLabel } from '../../state/choices.js';
 import { meta } from './meta.js';

@@ -1,7 +1,8 @@
 // The training panel's line charts: loss, accuracy, the gradient norms of W_q and W_k, attention
 // entropy and saturated rows, each copy's curve against the step, with the lines of reference
 // (chance, the ceiling ln T) drawn in.
-import { createChart, axis, drawHLine, logYAxis } from '../../charts/uplot-chart.js';
+import { createChart, axis, logYAxis } from '../../charts/uplot-chart.js';
+import { drawHLine } from '../../charts/plot-marks.js';
 import { h } from '../../ui/dom.js';
 import { fmt } from '../../ui/format.js';
 import { VALUE_TOKENS, copyLabel } from './train-state.js';

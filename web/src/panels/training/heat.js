@@ -1,6 +1,7 @@
 // The training panel's heatmaps: the attention weights of one fixed example under each copy, in
 // the heatmap panel's colours, redrawn from the Worker's latest maps.
-import { createChart, axis, readPalette, drawImageInPlot } from '../../charts/uplot-chart.js';
+import { createChart, axis, readPalette } from '../../charts/uplot-chart.js';
+import { drawImageInPlot } from '../../charts/plot-marks.js';
 import { FLOOR, rampRgb, tOf, cssRgb } from '../../charts/weight-colors.js';
 import { h } from '../../ui/dom.js';
 import { axisNum } from '../../ui/format.js';
