@@ -77,11 +77,12 @@ function startLoading({ panelEls, controlsEl, dockEl, presetsEl }, mountNear, cl
     if (!mods.has(name)) mods.set(name, PANELS[name].load());
     return mods.get(name);
   };
-  near?.first.then((names) => {
-    names.forEach((name) => mod(name).catch(() => {}));
-    if ([...names].some((name) => onSweepWorkers(PANELS[name].meta))) client.startBackground?.();
-  });
-  if (!near) for (const [name] of wanted) mod(name).catch(() => {});
+  if (near)
+    near.first.then((names) => {
+      names.forEach((name) => mod(name).catch(() => {}));
+      if ([...names].some((name) => onSweepWorkers(PANELS[name].meta))) client.startBackground?.();
+    });
+  else for (const [name] of wanted) mod(name).catch(() => {});
   const controls = controlsEl ? import('../ui/controls.js') : null; // only where controls are shown
   const dock = controlsEl && dockEl ? import('../ui/control-dock.js') : null;
   const presets = presetsEl ? import('./preset-buttons.js') : null;

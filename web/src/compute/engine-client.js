@@ -331,7 +331,8 @@ function computeSession(id, handlers, env) {
 /**
  * createEngineClient(fgWorker, createBackground?, { sweepWorkers }) — the background (sweep)
  * Workers are created by the first background job, or earlier by `startBackground()` (the page
- * calls it once its first chart is drawn; they boot once the foreground Worker is ready). Without `createBackground`, the foreground Worker does everything.
+ * calls it once its first chart is drawn; they boot once the foreground Worker is ready). Without
+ * `createBackground`, the foreground Worker does everything.
  */
 export function createEngineClient(fg, createBackground = null, { sweepWorkers = 1 } = {}) {
   const sessions = new Map();

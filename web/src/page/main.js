@@ -18,7 +18,9 @@ performance.mark('attnscale:main-start');
 // The page's sweeps run on Workers of their own. They boot with the engine when a panel built at
 // load needs them (app.js), else once the first chart is drawn: a second engine compiled while
 // the page starts would take a core from its first draw, on a phone with two.
-afterMark('attnscale:first-chart', () => getEngineClient().startBackground?.());
+document.addEventListener('attnscale:first-chart', () => getEngineClient().startBackground?.(), {
+  once: true,
+});
 applyStoredTheme();
 // A deep link into a folded topic opens it (and so does every in-page link later).
 watchFolds(document);
@@ -26,14 +28,3 @@ watchFolds(document);
 const settings = document.getElementById('settings');
 if (settings && matchMedia('(max-width: 900px)').matches) settings.open = false;
 import('./page.js');
-
-/** Calls `fn` once the performance mark `name` exists (at once if it does already). */
-function afterMark(name, fn) {
-  if (typeof PerformanceObserver !== 'function') return fn();
-  const po = new PerformanceObserver((list) => {
-    if (!list.getEntriesByName(name).length) return;
-    po.disconnect();
-    fn();
-  });
-  po.observe({ type: 'mark', buffered: true });
-}
